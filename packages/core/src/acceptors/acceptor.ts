@@ -1,0 +1,38 @@
+import type { Catalog } from '../model.js';
+
+/** A url offered to the crawl, already normalised. */
+export interface Candidate {
+  url: string;
+  depth: number;
+  referrer?: string | undefined;
+}
+
+export type Verdict = { accept: true } | { accept: false; acceptor: string; outcome: string; reason: string };
+
+/**
+ * One UrlPathAcceptor. The chain runs them in order; the first refusal wins.
+ * Rejections are verdicts, never exceptions.
+ */
+export interface UrlPathAcceptor {
+  readonly name: string;
+  /** Domain scope and start-url prefix are mandatory and cannot be switched off. */
+  readonly mandatory?: boolean;
+  check(candidate: Candidate): Verdict | Promise<Verdict>;
+}
+
+export interface AcceptorContext {
+  catalog: Catalog;
+  /** Fetches robots.txt (through the same HTTP client as pages). */
+  robots?: RobotsProvider;
+}
+
+export interface RobotsProvider {
+  /** true when robots.txt of url's origin allows it for our user agent. */
+  isAllowed(url: string): Promise<boolean>;
+  /** Crawl-delay in ms for url's origin, if robots.txt gives one. */
+  crawlDelayMs(url: string): Promise<number | undefined>;
+  /** Sitemap urls robots.txt names for url's origin. */
+  sitemaps(url: string): Promise<string[]>;
+}
+
+export type AcceptorFactory = (ctx: AcceptorContext) => UrlPathAcceptor;

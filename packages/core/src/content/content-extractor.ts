@@ -1,0 +1,40 @@
+/** A picture a page references. */
+export interface ImageRef {
+  url: string;
+  alt: string;
+  /** Text around the picture (caption, figure text, nearby paragraph), trimmed to ~300 chars. */
+  surroundingText: string;
+  width?: number | undefined;
+  height?: number | undefined;
+  /** 'img' | 'srcset' | 'picture' | 'og:image' */
+  source: string;
+}
+
+export interface ExtractedLink {
+  url: string;
+  text: string;
+  /** rel="nofollow" */
+  nofollow: boolean;
+}
+
+export interface ExtractedContent {
+  title: string;
+  /** The article text, not the navigation. Paragraphs separated by blank lines. */
+  text: string;
+  /** Anchor text length over total text length of the whole page (0..1). */
+  linkDensity: number;
+  /** Absolute links found in the original markup (resolved against <base> / the page url). */
+  links: ExtractedLink[];
+  images: ImageRef[];
+  lang: string;
+  canonical: string | null;
+  /** <meta name="robots"> */
+  robots: { noindex: boolean; nofollow: boolean };
+  description: string;
+}
+
+/** ContentExtractor: the article, not the navigation; pure (no I/O), safe to run on a worker thread. */
+export interface ContentExtractor {
+  readonly name: string;
+  extract(html: string, pageUrl: string): ExtractedContent;
+}

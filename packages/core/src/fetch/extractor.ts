@@ -1,0 +1,38 @@
+/** What a fetch returned. `body` is the raw bytes; decoding is the Extractor's job (see `text`). */
+export interface FetchResult {
+  /** The url finally answered, after redirects (normalised). */
+  finalUrl: string;
+  /** Every url on the redirect chain, first to last, excluding finalUrl. */
+  redirects: string[];
+  status: number;
+  contentType: string;
+  charset: string;
+  headers: Record<string, string>;
+  body: Buffer;
+  /** The body decoded with the detected charset, when it is markup or text. */
+  text?: string | undefined;
+  etag: string | null;
+  lastModified: string | null;
+  elapsedMs: number;
+}
+
+export interface FetchOptions {
+  /** Conditional GET headers for a refresh. */
+  etag?: string | null | undefined;
+  lastModified?: string | null | undefined;
+  /** Images and other binaries: accept any type. */
+  binary?: boolean | undefined;
+  signal?: AbortSignal | undefined;
+  /** Body cap override (bytes). */
+  maxBytes?: number | undefined;
+}
+
+/**
+ * Extractor: fetch one url. Throws FetchError for transport failures (retryable or not);
+ * returns a FetchResult for every HTTP answer, whatever its status.
+ */
+export interface Extractor {
+  readonly name: string;
+  fetch(url: string, options?: FetchOptions): Promise<FetchResult>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,44 @@
+/** One url waiting on the frontier. */
+export interface FrontierEntry {
+  url: string;
+  depth: number;
+  referrer?: string | undefined;
+  /** Lower is sooner. @default 0 */
+  priority?: number | undefined;
+}
+
+/** A polled entry; ack() it once its outcome is durable. */
+export interface LeasedEntry extends FrontierEntry {
+  /** Opaque key of the lease. */
+  readonly leaseKey: string;
+}
+
+/**
+ * The durable frontier of one catalog version (`system/frontier/{catalogId}/v{n}/`).
+ * `f:` holds the queue, `u:` "queued during this run", `i:` entries polled but not yet acked.
+ */
+export interface CrawlFrontier {
+  /**
+   * Enqueue unless the url was already queued during this run.
+   * @returns true when it enqueued (the caller settles its dispatch counter otherwise).
+   */
+  put(entry: FrontierEntry): Promise<boolean>;
+  /** Many at once, in one batch; returns one boolean per entry. */
+  putAll(entries: FrontierEntry[]): Promise<boolean[]>;
+  /** Next entry, or undefined when the queue is empty right now (in-flight leases may still add more). */
+  poll(): Promise<LeasedEntry | undefined>;
+  /** The entry's outcome is durable: forget the lease. */
+  ack(entry: LeasedEntry): Promise<void>;
+  /** Entries queued and not yet polled. */
+  size(): Promise<number>;
+  /** Entries polled and not yet acked. */
+  inFlight(): number;
+  /**
+   * Start of a run: clear `u:`, move unacked `i:` leases back to `f:`, and rebuild `u:` from the recovered queue.
+   * @returns how many entries were recovered.
+   */
+  recover(): Promise<number>;
+  /** Drop everything (a fresh crawl of this version). */
+  clear(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,17 @@
+export * from './errors.js';
+export * from './ids.js';
+export * from './model.js';
+export * from './outcomes.js';
+export * from './config.js';
+export * from './layout.js';
+export * from './logger.js';
+export type * from './acceptors/acceptor.js';
+export type * from './frontier/frontier.js';
+export type * from './dedup/url-filter.js';
+export type * from './fetch/extractor.js';
+export type * from './content/content-extractor.js';
+export type * from './storage/blob-store.js';
+export type * from './storage/record-store.js';
+export type * from './index/search-index.js';
+export type * from './vector/vector-store.js';
+export type * from './embeddings/embedding-client.js';

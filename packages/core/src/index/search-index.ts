@@ -1,0 +1,62 @@
+/** One document of the embedded full-text index: self-contained, search never reads the database. */
+export interface IndexDocument {
+  /** = resource id */
+  id: string;
+  catalogId: string;
+  catalogName: string;
+  version: number;
+  url: string;
+  title: string;
+  text: string;
+  /** Alt and surrounding text of the page's pictures, joined. */
+  imageText: string;
+  htmlPath: string;
+  textPath: string;
+  images: Array<{ id: string; path: string; url: string; alt: string }>;
+  linkDensity: number;
+  fetchedAt: string;
+}
+
+export interface WordsQuery {
+  q: string;
+  /** `catalogId:version` pairs to search (the published versions). */
+  scopes: Array<{ catalogId: string; version: number }>;
+  size: number;
+  /** Opaque cursor from the previous page's nextCursor. */
+  cursor?: string | undefined;
+  /** Rank detail pages above listings by link density. @default true */
+  preferDetailPages?: boolean | undefined;
+}
+
+export interface WordsHit {
+  id: string;
+  catalogId: string;
+  catalogName: string;
+  version: number;
+  url: string;
+  title: string;
+  score: number;
+  /** Passages with matches wrapped in <em>…</em>. */
+  highlights: string[];
+  htmlPath: string;
+  textPath: string;
+  images: IndexDocument['images'];
+}
+
+export interface WordsResult {
+  results: WordsHit[];
+  total: number;
+  nextCursor: string | null;
+}
+
+/** IndexAdmin + Searcher of one index family (embedded FTS by default). */
+export interface SearchIndex {
+  readonly name: string;
+  upsert(docs: IndexDocument[]): Promise<void>;
+  deleteVersion(catalogId: string, version: number): Promise<number>;
+  countVersion(catalogId: string, version: number): Promise<number>;
+  /** Remove the whole index of a catalog (purge). */
+  purge(catalogId: string): Promise<void>;
+  search(query: WordsQuery): Promise<WordsResult>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,15 @@
+import pino, { type Logger } from 'pino';
+
+export type { Logger };
+
+/** One pino logger; components take `logger.child({ component })`. JSON lines on stderr. */
+export function createLogger(options: { level?: string; destination?: number | string } = {}): Logger {
+  const level = options.level ?? process.env.GF_LOG_LEVEL ?? 'info';
+  const dest = pino.destination({ dest: options.destination ?? 2, sync: false });
+  return pino({ level, base: { pid: process.pid }, redact: ['password', '*.password', 'databaseUrl'] }, dest);
+}
+
+/** A logger that drops everything (tests, library use without logs). */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}

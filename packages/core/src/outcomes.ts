@@ -1,0 +1,26 @@
+/**
+ * Every drop has a name (crawl flow seed: "a named REJECTED_* outcome for every drop").
+ * The report groups them into Greenfinger's url counters.
+ */
+export const Outcome = {
+  SAVED: 'SAVED',
+  REJECTED_FILTER: 'REJECTED_FILTER', // an acceptor refused it (which one is recorded beside)
+  REJECTED_ROBOTS_TXT: 'REJECTED_ROBOTS_TXT',
+  REJECTED_TOO_DEEP: 'REJECTED_TOO_DEEP',
+  REJECTED_OUT_OF_SCOPE: 'REJECTED_OUT_OF_SCOPE',
+  REJECTED_ASSET: 'REJECTED_ASSET',
+  REJECTED_KNOWN: 'REJECTED_KNOWN', // ExistingUrlPathFilter: already known in this version
+  REJECTED_DUPLICATE: 'REJECTED_DUPLICATE', // same content as another page of this version
+  REJECTED_NOTFOUND: 'REJECTED_NOTFOUND', // 404 / 410
+  REJECTED_BAD_STATUS: 'REJECTED_BAD_STATUS', // any other unusable status
+  REJECTED_UNREACHABLE: 'REJECTED_UNREACHABLE', // connection refused, DNS, timeout after retries
+  REJECTED_NOT_MARKUP: 'REJECTED_NOT_MARKUP', // a non-markup response is not saved as a page
+  REJECTED_TOO_LARGE: 'REJECTED_TOO_LARGE',
+  REJECTED_REDIRECT_LOOP: 'REJECTED_REDIRECT_LOOP',
+  REJECTED_REDIRECT_OUT: 'REJECTED_REDIRECT_OUT', // redirected out of scope or to a known url
+  REJECTED_UNMODIFIED: 'REJECTED_UNMODIFIED', // 304 or same content on a refresh
+  REJECTED_ROBOTS_META_NOINDEX: 'REJECTED_ROBOTS_META_NOINDEX',
+  REJECTED_ERROR: 'REJECTED_ERROR', // something threw
+  REJECTED_ABANDONED: 'REJECTED_ABANDONED', // the run ended before it was handled
+} as const;
+export type Outcome = (typeof Outcome)[keyof typeof Outcome];

@@ -1,0 +1,48 @@
+/** What a text vector point carries so it explains itself without the database. */
+export interface TextPointPayload {
+  resourceId: string;
+  catalogId: string;
+  catalogName: string;
+  version: number;
+  /** `${catalogId}:${version}` */
+  catalogVersion: string;
+  chunkIndex: number;
+  chunk: string;
+  url: string;
+  title: string;
+  textPath: string;
+  linkDensity: number;
+}
+
+export interface VectorPoint {
+  /** text point: uuidv5(catalog, version|resourceId|chunkIndex) */
+  id: string;
+  vector: Float32Array;
+  payload: TextPointPayload;
+}
+
+export interface VectorHit {
+  id: string;
+  score: number;
+  payload: TextPointPayload;
+}
+
+export interface VectorQuery {
+  vector: Float32Array;
+  scopes: Array<{ catalogId: string; version: number }>;
+  /** Hits wanted (before dedup by resourceId the store over-fetches). */
+  limit: number;
+  offset?: number | undefined;
+}
+
+/** One collection per embedding width: `{collection}_{dims}`. */
+export interface VectorStore {
+  readonly name: string;
+  readonly collection: string;
+  readonly dims: number;
+  upsert(points: VectorPoint[]): Promise<void>;
+  search(query: VectorQuery): Promise<VectorHit[]>;
+  deleteVersion(catalogId: string, version: number): Promise<number>;
+  countVersion(catalogId: string, version: number): Promise<number>;
+  close(): Promise<void>;
+}
