@@ -24,6 +24,8 @@ export interface AcceptorContext {
   catalog: Catalog;
   /** Fetches robots.txt (through the same HTTP client as pages). */
   robots?: RobotsProvider;
+  /** Overrides for the asset check; see AssetCheckOptions in asset-check.ts. */
+  assets?: { extensions?: readonly string[]; documents?: boolean };
 }
 
 export interface RobotsProvider {

@@ -1,1 +1,3 @@
-export {};
+export { isTrackingParam, normalizePercentEncoding, normalizeUrl, urlKey } from './normalize.js';
+export { parseUserUrl } from './parse-user-url.js';
+export { registrableDomain } from './registrable-domain.js';

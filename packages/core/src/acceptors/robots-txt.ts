@@ -1,0 +1,22 @@
+import { Outcome } from '../outcomes.js';
+import type { AcceptorFactory } from './acceptor.js';
+import { ACCEPT, refuse } from './verdict.js';
+
+/**
+ * Asks ctx.robots whether robots.txt allows the url. Active only when catalog.settings.robots is on and a
+ * RobotsProvider is given (without one there is nothing to ask, as with an unset robotsTxtProvider).
+ * Refuses with REJECTED_ROBOTS_TXT.
+ */
+export const robotsTxt: AcceptorFactory = (ctx) => {
+  const name = 'robots-txt';
+  const robots = ctx.catalog.settings.robots ? ctx.robots : undefined;
+  if (robots === undefined) return { name, check: () => ACCEPT };
+  return {
+    name,
+    async check(candidate) {
+      return (await robots.isAllowed(candidate.url))
+        ? ACCEPT
+        : refuse(name, Outcome.REJECTED_ROBOTS_TXT, 'disallowed by robots.txt');
+    },
+  };
+};
