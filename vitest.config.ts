@@ -1,10 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
 const conditions = ['@greenfinger/source', 'node', 'import', 'module', 'default'];
+// Vitest passes ssr.resolve.conditions to the test processes as `node --conditions`; with `import` there,
+// require('pg-pool') inside pg loads its ESM build and pg breaks. Keep only conditions Node's require can honour.
+const ssrConditions = ['@greenfinger/source', 'node', 'development|production'];
 
 export default defineConfig({
   resolve: { conditions },
-  ssr: { resolve: { conditions, externalConditions: ['@greenfinger/source'] } },
+  ssr: { resolve: { conditions: ssrConditions, externalConditions: ['@greenfinger/source'] } },
   test: {
     include: ['packages/*/test/**/*.test.ts', 'e2e/**/*.test.ts'],
     environment: 'node',
