@@ -1,0 +1,201 @@
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { ConfigError, StageError } from '../errors.js';
+import type { ExtractedContent } from './content-extractor.js';
+import { type ExtractJob, type ExtractReply, runExtractJob } from './extract-worker.js';
+
+/** Options of {@link ExtractPool}. */
+export interface ExtractPoolOptions {
+  /** Worker threads; 0 extracts inline on the calling thread. @default os.availableParallelism() */
+  workers?: number | undefined;
+  /** Jobs waiting for a worker before `extract` itself waits (backpressure). @default 4 × workers */
+  maxQueue?: number | undefined;
+}
+
+/** Per-call options of {@link ExtractPool.extract}. */
+export interface ExtractCallOptions {
+  /** Content-Type of a Buffer body, for charset detection. */
+  contentType?: string | undefined;
+  /**
+   * Hand a Buffer's memory to the worker instead of copying it (only when it owns its whole ArrayBuffer).
+   * The Buffer is empty afterwards, so use it only when the bytes are not needed again. @default false
+   */
+  transfer?: boolean | undefined;
+}
+
+interface Task {
+  job: ExtractJob;
+  transfer: ArrayBuffer[];
+  resolve: (c: ExtractedContent) => void;
+  reject: (e: unknown) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  task: Task | null;
+}
+
+/**
+ * The worker script: the compiled extract-worker.js from dist, or — when this file runs from source under
+ * vitest/tsx — a bootstrap that registers tsx's loader inside the worker (tsx's `--import` hook only registers
+ * on the main thread) and then imports extract-worker.ts.
+ */
+function newWorker(): Worker {
+  const self = import.meta.url;
+  if (!self.endsWith('.ts')) return new Worker(new URL('./extract-worker.js', self));
+  const tsxDir = dirname(createRequire(self).resolve('tsx/package.json'));
+  const api = pathToFileURL(join(tsxDir, 'dist/esm/api/index.mjs')).href;
+  const entry = new URL('./extract-worker.ts', self).href;
+  const boot = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
+  return new Worker(boot, { eval: true });
+}
+
+function rebuildError(e: { name: string; message: string; field?: string | undefined }): Error {
+  if (e.name === 'ConfigError' && e.field) {
+    return new ConfigError(e.field, e.message.replace(`${e.field}: `, ''));
+  }
+  return new StageError('extract', e.message);
+}
+
+/**
+ * Runs content extraction (CPU-bound) on worker threads so the event loop keeps fetching. Jobs go to the
+ * first free worker; at most `maxQueue` wait, after which `extract` waits for room. A crashed worker fails
+ * its job and is replaced. `close()` terminates the workers and rejects what is still queued.
+ */
+export class ExtractPool {
+  readonly workers: number;
+  private readonly maxQueue: number;
+  private readonly slots: Slot[] = [];
+  private readonly queue: Task[] = [];
+  private readonly roomWaiters: (() => void)[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(options: ExtractPoolOptions = {}) {
+    const workers = options.workers ?? availableParallelism();
+    if (!Number.isInteger(workers) || workers < 0 || workers > 64) {
+      throw new ConfigError('GF_WORKERS', `must be an integer 0..64, got ${workers}`, 'use 0 to extract inline');
+    }
+    this.workers = workers;
+    this.maxQueue = Math.max(1, options.maxQueue ?? 4 * Math.max(1, workers));
+    for (let i = 0; i < workers; i++) this.slots.push(this.spawn());
+  }
+
+  /** Extract the content of a page (a string, or bytes decoded with the detected charset). */
+  async extract(
+    html: string | Buffer,
+    url: string,
+    extractorName = 'html',
+    options: ExtractCallOptions = {},
+  ): Promise<ExtractedContent> {
+    if (this.closed) throw new StageError('extract', 'the extraction pool is closed; create a new ExtractPool');
+    if (this.workers === 0) {
+      return runExtractJob({ html, url, extractor: extractorName, contentType: options.contentType });
+    }
+    while (this.queue.length >= this.maxQueue) {
+      await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+      if (this.closed) throw new StageError('extract', 'the extraction pool was closed while waiting');
+    }
+    const transfer: ArrayBuffer[] = [];
+    let payload: string | Uint8Array = html;
+    if (typeof html !== 'string') {
+      const buf = html.buffer;
+      if (
+        options.transfer &&
+        buf instanceof ArrayBuffer &&
+        html.byteOffset === 0 &&
+        html.byteLength === buf.byteLength
+      ) {
+        transfer.push(buf);
+        payload = new Uint8Array(buf);
+      } else {
+        payload = html.byteLength === buf.byteLength ? html : Uint8Array.prototype.slice.call(html);
+      }
+    }
+    const job: ExtractJob = {
+      id: this.nextId++,
+      html: payload,
+      url,
+      extractor: extractorName,
+      contentType: options.contentType,
+    };
+    return new Promise<ExtractedContent>((resolve, reject) => {
+      this.queue.push({ job, transfer, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  /** Jobs waiting for a worker. */
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  /** Jobs being extracted right now. */
+  get running(): number {
+    return this.slots.filter((s) => s.task !== null).length;
+  }
+
+  private spawn(): Slot {
+    const worker = newWorker();
+    const slot: Slot = { worker, task: null };
+    worker.unref();
+    worker.on('message', (reply: ExtractReply) => {
+      const task = slot.task;
+      if (!task || task.job.id !== reply.id) return;
+      slot.task = null;
+      worker.unref();
+      if (reply.ok) task.resolve(reply.content);
+      else task.reject(rebuildError(reply.error));
+      this.dispatch();
+    });
+    const fail = (err: unknown) => {
+      const task = slot.task;
+      slot.task = null;
+      if (task)
+        task.reject(new StageError('extract', `extraction worker failed: ${(err as Error)?.message ?? err}`, err));
+      if (this.closed) return;
+      const i = this.slots.indexOf(slot);
+      if (i >= 0) this.slots[i] = this.spawn();
+      this.dispatch();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => {
+      if (!this.closed && this.slots.includes(slot)) fail(new Error(`worker exited with code ${code}`));
+    });
+    return slot;
+  }
+
+  private dispatch(): void {
+    for (const slot of this.slots) {
+      if (this.queue.length === 0) break;
+      if (slot.task) continue;
+      const task = this.queue.shift()!;
+      slot.task = task;
+      slot.worker.ref();
+      slot.worker.postMessage(task.job, task.transfer);
+    }
+    while (this.roomWaiters.length > 0 && this.queue.length < this.maxQueue) this.roomWaiters.shift()!();
+  }
+
+  /** Stop the workers; queued and running jobs are rejected. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const err = new StageError('extract', 'the extraction pool was closed');
+    for (const t of this.queue.splice(0)) t.reject(err);
+    for (const w of this.roomWaiters.splice(0)) w();
+    const slots = this.slots.splice(0);
+    for (const s of slots) {
+      s.task?.reject(err);
+      s.task = null;
+    }
+    await Promise.all(slots.map((s) => s.worker.terminate()));
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}

@@ -1,0 +1,50 @@
+import { parentPort } from 'node:worker_threads';
+import { ConfigError } from '../errors.js';
+import { decodeBody } from '../fetch/charset.js';
+import type { ContentExtractor } from './content-extractor.js';
+import { createContentExtractor } from './content-extractors.js';
+
+/** A job sent to an extraction worker. */
+export interface ExtractJob {
+  id: number;
+  html: string | Uint8Array;
+  url: string;
+  extractor: string;
+  contentType: string | undefined;
+}
+
+/** A worker's answer: the content, or the error rebuilt on the main thread. */
+export type ExtractReply =
+  | { id: number; ok: true; content: import('./content-extractor.js').ExtractedContent }
+  | { id: number; ok: false; error: { name: string; message: string; field?: string | undefined } };
+
+const extractors = new Map<string, ContentExtractor>();
+
+/** Run one job (also used inline when the pool has no workers). */
+export function runExtractJob(job: Omit<ExtractJob, 'id'>) {
+  let extractor = extractors.get(job.extractor);
+  if (!extractor) {
+    extractor = createContentExtractor(job.extractor);
+    extractors.set(job.extractor, extractor);
+  }
+  const html = typeof job.html === 'string' ? job.html : decodeBody(job.html, job.contentType).text;
+  return extractor.extract(html, job.url);
+}
+
+const port = parentPort;
+if (port) {
+  port.on('message', (job: ExtractJob) => {
+    let reply: ExtractReply;
+    try {
+      reply = { id: job.id, ok: true, content: runExtractJob(job) };
+    } catch (err) {
+      const e = err instanceof Error ? err : new Error(String(err));
+      reply = {
+        id: job.id,
+        ok: false,
+        error: { name: e.name, message: e.message, field: err instanceof ConfigError ? err.field : undefined },
+      };
+    }
+    port.postMessage(reply);
+  });
+}

@@ -1,0 +1,284 @@
+import type { Readable } from 'node:stream';
+import { createBrotliDecompress, createUnzip } from 'node:zlib';
+import { Agent, type Dispatcher } from 'undici';
+import type { Settings } from '../config.js';
+import { FetchError } from '../errors.js';
+import { normalizeUrl } from '../url/normalize.js';
+import { decodeBody } from './charset.js';
+import type { Extractor, FetchOptions, FetchResult } from './extractor.js';
+
+/** Options of {@link HttpExtractor}. Timeouts, caps and the User-Agent come from the node settings. */
+export interface HttpExtractorOptions {
+  settings: Pick<Settings, 'userAgent' | 'timeoutMs' | 'maxBodyBytes' | 'maxRedirects'>;
+  /** Keep-alive connections per origin. @default 8 */
+  connectionsPerOrigin?: number | undefined;
+  /** Idle keep-alive sockets are closed after this. @default 10000 */
+  keepAliveTimeoutMs?: number | undefined;
+  /** Wall-clock cap on one request, redirects included (headers/body timeouts are per step). @default 3 × timeoutMs */
+  totalTimeoutMs?: number | undefined;
+  /** Extra headers sent with every request. */
+  headers?: Record<string, string> | undefined;
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const ACCEPT_PAGE = 'text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,*/*;q=0.5';
+
+/** Whether a Content-Type is markup or text worth reading as a page (html, xhtml, xml, text/*). A missing type counts. */
+export function isMarkupType(contentType: string): boolean {
+  const t = contentType.split(';', 1)[0]!.trim().toLowerCase();
+  if (t === '') return true;
+  return t.startsWith('text/') || t.endsWith('/xml') || t.endsWith('+xml') || t.endsWith('/html');
+}
+
+/** Transport failure codes worth another attempt. ENOTFOUND / bad certificates / aborts are not. */
+const RETRYABLE_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNABORTED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
+
+function errorCode(err: unknown): string {
+  let e: unknown = err;
+  for (let i = 0; i < 4 && e && typeof e === 'object'; i++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== 'UND_ERR') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return '';
+}
+
+function toFetchError(err: unknown, url: string, signal: AbortSignal | undefined, deadline: AbortSignal): FetchError {
+  if (err instanceof FetchError) return err;
+  if (signal?.aborted) return new FetchError(`fetch of ${url} was cancelled`, { retryable: false, cause: err });
+  if (deadline.aborted)
+    return new FetchError(`fetch of ${url} timed out (total time cap)`, { retryable: true, cause: err });
+  const code = errorCode(err);
+  const what = err instanceof Error ? err.message : String(err);
+  if (code === 'ENOTFOUND') {
+    return new FetchError(`host of ${url} not found (DNS ENOTFOUND); check the url`, { retryable: false, cause: err });
+  }
+  if (code.includes('TIMEOUT') || code === 'ETIMEDOUT') {
+    return new FetchError(`fetch of ${url} timed out (${code}); raise GF_TIMEOUT_MS if the site is slow`, {
+      retryable: true,
+      cause: err,
+    });
+  }
+  return new FetchError(`fetch of ${url} failed: ${code || what}`, {
+    retryable: RETRYABLE_CODES.has(code),
+    cause: err,
+  });
+}
+
+function flattenHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) {
+    if (v === undefined) continue;
+    out[k.toLowerCase()] = Array.isArray(v) ? v.join(k.toLowerCase() === 'set-cookie' ? '\n' : ', ') : v;
+  }
+  return out;
+}
+
+function decoderFor(encoding: string): NodeJS.ReadWriteStream | null {
+  const enc = encoding.trim().toLowerCase();
+  if (enc === 'gzip' || enc === 'x-gzip' || enc === 'deflate') return createUnzip();
+  if (enc === 'br') return createBrotliDecompress();
+  return null;
+}
+
+/** Read a stream fully, destroying it and throwing a non-retryable 'too large' FetchError past `cap` bytes. */
+async function readCapped(stream: AsyncIterable<Buffer> & { destroy(err?: Error): unknown }, cap: number, url: string) {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += chunk.length;
+    if (size > cap) {
+      stream.destroy();
+      throw new FetchError(`body of ${url} too large: more than ${cap} bytes; raise GF_MAX_BODY_BYTES to keep it`, {
+        retryable: false,
+      });
+    }
+    chunks.push(chunk);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+}
+
+/**
+ * Plain HTTP extractor on undici: one shared keep-alive Agent (no pipelining), manual redirects with loop
+ * detection, gzip/deflate/br, a streamed size cap, conditional GET, and an early stop on non-markup pages
+ * (the body is not downloaded; the result carries the content type and an empty body).
+ *
+ * Redirects: up to `maxRedirects` are followed and recorded in `redirects`; a loop or a longer chain throws a
+ * non-retryable FetchError. With `maxRedirects: 0` nothing is followed: the 3xx answer is returned as a result
+ * (its target in `headers.location`), so the caller can treat the target as a url of its own.
+ */
+export class HttpExtractor implements Extractor {
+  readonly name = 'http';
+  private readonly agent: Agent;
+  private readonly settings: HttpExtractorOptions['settings'];
+  private readonly totalTimeoutMs: number;
+  private readonly extraHeaders: Record<string, string>;
+
+  constructor(options: HttpExtractorOptions) {
+    this.settings = options.settings;
+    const t = options.settings.timeoutMs;
+    this.totalTimeoutMs = options.totalTimeoutMs ?? 3 * t;
+    this.extraHeaders = options.headers ?? {};
+    this.agent = new Agent({
+      connections: options.connectionsPerOrigin ?? 8,
+      pipelining: 1,
+      keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000,
+      headersTimeout: t,
+      bodyTimeout: t,
+      connect: { timeout: t },
+    });
+  }
+
+  async fetch(url: string, options: FetchOptions = {}): Promise<FetchResult> {
+    const started = performance.now();
+    const deadline = AbortSignal.timeout(this.totalTimeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+    const redirects: string[] = [];
+    const visited = new Set<string>();
+    let current: URL;
+    try {
+      current = new URL(url);
+    } catch (err) {
+      throw new FetchError(`cannot fetch ${url}: not a valid url`, { retryable: false, cause: err });
+    }
+    try {
+      for (;;) {
+        if (current.protocol !== 'http:' && current.protocol !== 'https:') {
+          throw new FetchError(`cannot fetch ${current.href}: only http and https are supported`, { retryable: false });
+        }
+        visited.add(current.href);
+        const res = await this.agent.request({
+          origin: current.origin,
+          path: current.pathname + current.search,
+          method: 'GET',
+          headers: this.requestHeaders(options),
+          signal,
+        });
+        const location = res.headers.location;
+        if (REDIRECT_STATUSES.has(res.statusCode) && location && this.settings.maxRedirects > 0) {
+          await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+          const next = new URL(Array.isArray(location) ? location[0]! : location, current);
+          next.hash = '';
+          if (visited.has(next.href)) {
+            throw new FetchError(`redirect loop: ${[...visited, next.href].join(' -> ')}`, {
+              retryable: false,
+              status: res.statusCode,
+            });
+          }
+          if (redirects.length >= this.settings.maxRedirects) {
+            throw new FetchError(
+              `too many redirects (more than ${this.settings.maxRedirects}) from ${url}; raise GF_MAX_REDIRECTS if intended`,
+              { retryable: false, status: res.statusCode },
+            );
+          }
+          redirects.push(normalizeUrl(current.href) ?? current.href);
+          current = next;
+          continue;
+        }
+        return await this.readResponse(res, normalizeUrl(current.href) ?? current.href, redirects, options, started);
+      }
+    } catch (err) {
+      throw toFetchError(err, current.href, options.signal, deadline);
+    }
+  }
+
+  private requestHeaders(options: FetchOptions): Record<string, string> {
+    const h: Record<string, string> = {
+      'user-agent': this.settings.userAgent,
+      accept: options.binary ? '*/*' : ACCEPT_PAGE,
+      'accept-encoding': 'gzip, deflate, br',
+      ...this.extraHeaders,
+    };
+    if (options.etag) h['if-none-match'] = options.etag;
+    if (options.lastModified) h['if-modified-since'] = options.lastModified;
+    return h;
+  }
+
+  private async readResponse(
+    res: Dispatcher.ResponseData,
+    finalUrl: string,
+    redirects: string[],
+    options: FetchOptions,
+    started: number,
+  ): Promise<FetchResult> {
+    const headers = flattenHeaders(res.headers);
+    const contentType = headers['content-type'] ?? '';
+    const base = {
+      finalUrl,
+      redirects,
+      status: res.statusCode,
+      contentType,
+      headers,
+      etag: headers.etag ?? null,
+      lastModified: headers['last-modified'] ?? null,
+    };
+    const markup = isMarkupType(contentType);
+    if (res.statusCode === 304 || res.statusCode === 204 || (!options.binary && !markup)) {
+      if (res.statusCode === 304 || res.statusCode === 204) await res.body.dump().catch(() => undefined);
+      else res.body.destroy();
+      return { ...base, charset: '', body: Buffer.alloc(0), elapsedMs: performance.now() - started };
+    }
+    const cap = options.maxBytes ?? this.settings.maxBodyBytes;
+    const declared = Number(headers['content-length']);
+    const decoder = decoderFor(headers['content-encoding'] ?? '');
+    if (!decoder && Number.isFinite(declared) && declared > cap) {
+      res.body.destroy();
+      throw new FetchError(
+        `body of ${finalUrl} too large: ${declared} bytes declared, cap ${cap}; raise GF_MAX_BODY_BYTES`,
+        {
+          retryable: false,
+          status: res.statusCode,
+        },
+      );
+    }
+    let body: Buffer;
+    if (decoder) {
+      const source = res.body as unknown as Readable;
+      source.on('error', (err) => (decoder as unknown as Readable).destroy(err));
+      source.pipe(decoder as unknown as NodeJS.WritableStream);
+      try {
+        body = await readCapped(decoder as unknown as Readable, cap, finalUrl);
+      } catch (err) {
+        source.destroy();
+        if (err instanceof FetchError || errorCode(err).startsWith('UND_ERR')) throw err;
+        throw new FetchError(`body of ${finalUrl} could not be decompressed: ${(err as Error).message}`, {
+          retryable: false,
+          status: res.statusCode,
+          cause: err,
+        });
+      }
+    } else {
+      body = await readCapped(res.body, cap, finalUrl);
+    }
+    const result: FetchResult = { ...base, charset: '', body, elapsedMs: 0 };
+    if (markup) {
+      const decoded = decodeBody(body, contentType);
+      result.charset = decoded.charset;
+      result.text = decoded.text;
+    }
+    result.elapsedMs = performance.now() - started;
+    return result;
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}
