@@ -1,1 +1,10 @@
-export {};
+export { BloomFilter, type BloomFilterOptions } from './bloom-filter.js';
+export { type ContentDedupOptions, createContentDedup } from './content-dedup.js';
+export { KeyedLock } from './keyed-lock.js';
+export { LevelContentStore } from './level-content-store.js';
+export { LevelUrlFilter, type LevelUrlFilterOptions, type UrlFilterStats } from './level-url-filter.js';
+export { MemoryUrlFilter } from './memory-url-filter.js';
+export { Sha256ContentDedup } from './sha256-content-dedup.js';
+export { fnv1a64, hammingDistance, simhash64 } from './simhash.js';
+export { SimhashContentDedup, type SimhashContentDedupOptions } from './simhash-content-dedup.js';
+export type * from './url-filter.js';

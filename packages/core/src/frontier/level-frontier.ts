@@ -1,0 +1,451 @@
+import type { ClassicLevel } from 'classic-level';
+import { CrawlerError } from '../errors.js';
+import type { CrawlFrontier, FrontierEntry, LeasedEntry } from './frontier.js';
+import { checkEntry, decodeEntry, encodeEntry, queuePosition, urlKey } from './frontier-keys.js';
+import { type LevelStoreLabel, levelError, openLevel } from './open-level.js';
+
+/** Options of {@link LevelFrontier.open}. */
+export interface LevelFrontierOptions {
+  /** Entries read ahead per ranged iteration of the queue. @default 512 */
+  readAhead?: number;
+  /** Milliseconds within which acks and lease moves reach LevelDB. @default 50 */
+  flushMs?: number;
+  /** Lazy writes (acks, lease moves) held before a write starts at once. @default 2048 */
+  maxPending?: number;
+}
+
+type Op = { type: 'put'; key: string; value: string } | { type: 'del'; key: string };
+
+interface Buffered {
+  /** The queue position (the key without `f:`), also the lease key. */
+  pos: string;
+  value: string;
+}
+
+interface Deferred {
+  promise: Promise<void>;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  let reject!: (err: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** `m:` holds `{next sequence},{size}`, written with every batch. */
+const META = 'm:';
+const CHUNK = 1024;
+
+/**
+ * The durable frontier of one catalog version, in its own LevelDB directory
+ * (`DataLayout.frontierDir(catalogId, version)`).
+ *
+ * Keys: `f:{priority}{sequence}` the queue (FIFO within a priority), `u:{url}` queued during this run,
+ * `i:{priority}{sequence}` polled and not yet acked, `m:` counters. Writes are group-committed: puts wait
+ * for their batch, lease moves and acks are written within `flushMs`. A crash loses at most those lazy
+ * writes, which only means an entry is offered again after {@link recover}.
+ */
+export class LevelFrontier implements CrawlFrontier {
+  readonly dir: string;
+  readonly #db: ClassicLevel<string, string>;
+  readonly #label: LevelStoreLabel;
+  readonly #readAhead: number;
+  readonly #flushMs: number;
+  readonly #maxPending: number;
+
+  #seq: number;
+  /** Entries in `f:` once every submitted write is applied. */
+  #size: number;
+  #leases = new Set<string>();
+  #putting = new Set<string>();
+
+  #buffer: Buffered[] = [];
+  #head = 0;
+  /** The last queue position read into the buffer; later positions are only on disk. */
+  #tail: string | undefined;
+  #filling: Promise<number> | undefined;
+  /** Positions put while a fill runs, so a fill never misses one its iterator did not see. */
+  #fillSeen: Map<string, string> | undefined;
+
+  #pending: Op[] = [];
+  #pendingDone: Deferred | undefined;
+  #writing: Promise<void> | undefined;
+  #lastWrite: Promise<void> = Promise.resolve();
+  #timer: NodeJS.Timeout | undefined;
+  #failure: CrawlerError | undefined;
+  #gate: Promise<void> | undefined;
+  #closed = false;
+  #closing: Promise<void> | undefined;
+
+  private constructor(
+    dir: string,
+    db: ClassicLevel<string, string>,
+    label: LevelStoreLabel,
+    seq: number,
+    size: number,
+    options: LevelFrontierOptions,
+  ) {
+    this.dir = dir;
+    this.#db = db;
+    this.#label = label;
+    this.#seq = seq;
+    this.#size = size;
+    this.#readAhead = Math.max(1, options.readAhead ?? 512);
+    this.#flushMs = Math.max(0, options.flushMs ?? 50);
+    this.#maxPending = Math.max(1, options.maxPending ?? 2048);
+  }
+
+  /**
+   * Open (creating) the frontier at `dir`.
+   * @throws CrawlerError CONFLICT when another process holds it, CORRUPT when it cannot be read.
+   */
+  static async open(dir: string, options: LevelFrontierOptions = {}): Promise<LevelFrontier> {
+    const label: LevelStoreLabel = {
+      what: 'frontier store',
+      corruptFix: `delete ${dir} and crawl this version again (the frontier is working state; saved pages are kept)`,
+    };
+    const db = await openLevel(dir, label);
+    try {
+      const meta = await db.get(META);
+      let seq = 0;
+      let size = 0;
+      if (meta !== undefined) {
+        [seq, size] = meta.split(',').map(Number) as [number, number];
+      } else {
+        for await (const _ of db.keys({ gte: 'f:', lt: 'f;' })) size++;
+      }
+      if (!Number.isSafeInteger(seq) || !Number.isSafeInteger(size) || seq < 0 || size < 0) {
+        throw new CrawlerError('CORRUPT', `frontier store at ${dir} has unreadable counters`, {
+          fix: label.corruptFix,
+        });
+      }
+      return new LevelFrontier(dir, db, label, seq, size, options);
+    } catch (err) {
+      await db.close().catch(() => undefined);
+      throw err instanceof CrawlerError ? err : levelError(err, dir, label, 'reading counters');
+    }
+  }
+
+  async put(entry: FrontierEntry): Promise<boolean> {
+    const [enqueued] = await this.putAll([entry]);
+    return enqueued as boolean;
+  }
+
+  async putAll(entries: FrontierEntry[]): Promise<boolean[]> {
+    await this.#ready();
+    for (const entry of entries) checkEntry(entry);
+    const results: boolean[] = [];
+    const ops: Op[] = [];
+    const mine: string[] = [];
+    try {
+      for (const entry of entries) {
+        const uk = urlKey(entry.url);
+        if (this.#putting.has(uk) || this.#queuedOnDisk(uk)) {
+          results.push(false);
+          continue;
+        }
+        this.#putting.add(uk);
+        mine.push(uk);
+        const pos = queuePosition(entry.priority ?? 0, this.#seq++);
+        const value = encodeEntry(entry);
+        ops.push({ type: 'put', key: uk, value: '' }, { type: 'put', key: `f:${pos}`, value });
+        this.#noteNewPosition(pos, value);
+        results.push(true);
+      }
+      if (ops.length === 0) return results;
+      this.#size += mine.length;
+      for (const op of ops) this.#pending.push(op);
+      await this.#flush();
+      return results;
+    } finally {
+      for (const uk of mine) this.#putting.delete(uk);
+    }
+  }
+
+  async poll(): Promise<LeasedEntry | undefined> {
+    await this.#ready();
+    while (this.#head >= this.#buffer.length) {
+      if ((await this.#fill()) === 0 && this.#head >= this.#buffer.length) return undefined;
+      await this.#ready();
+    }
+    const item = this.#buffer[this.#head] as Buffered;
+    this.#buffer[this.#head] = undefined as unknown as Buffered;
+    this.#head++;
+    this.#size--;
+    this.#leases.add(item.pos);
+    this.#lazy({ type: 'del', key: `f:${item.pos}` }, { type: 'put', key: `i:${item.pos}`, value: item.value });
+    return { ...decodeEntry(item.value), leaseKey: item.pos };
+  }
+
+  async ack(entry: LeasedEntry): Promise<void> {
+    this.#check();
+    if (this.#leases.delete(entry.leaseKey)) {
+      this.#lazy({ type: 'del', key: `i:${entry.leaseKey}` });
+    }
+    if (this.#pending.length >= this.#maxPending) await this.#flush();
+  }
+
+  async size(): Promise<number> {
+    this.#check();
+    return this.#size;
+  }
+
+  inFlight(): number {
+    return this.#leases.size;
+  }
+
+  async recover(): Promise<number> {
+    await this.#ready();
+    return this.#exclusive(async () => {
+      this.#resetBuffer();
+      this.#leases.clear();
+      try {
+        await this.#db.clear({ gte: 'u:', lt: 'u;' });
+        let recovered = 0;
+        let batch: Op[] = [];
+        for await (const [key, value] of this.#db.iterator({ gte: 'i:', lt: 'i;' })) {
+          const pos = key.slice(2);
+          batch.push({ type: 'del', key }, { type: 'put', key: `f:${pos}`, value });
+          recovered++;
+          if (batch.length >= CHUNK) {
+            await this.#db.batch(batch);
+            batch = [];
+          }
+        }
+        if (batch.length > 0) await this.#db.batch(batch);
+        batch = [];
+        let size = 0;
+        const inChunk = new Set<string>();
+        for await (const [key, value] of this.#db.iterator({ gte: 'f:', lt: 'f;' })) {
+          const uk = urlKey(decodeEntry(value).url);
+          if (inChunk.has(uk) || this.#db.getSync(uk) !== undefined) {
+            batch.push({ type: 'del', key });
+          } else {
+            inChunk.add(uk);
+            batch.push({ type: 'put', key: uk, value: '' });
+            size++;
+          }
+          if (batch.length >= CHUNK) {
+            await this.#db.batch(batch);
+            batch = [];
+            inChunk.clear();
+          }
+        }
+        this.#size = size;
+        batch.push({ type: 'put', key: META, value: `${this.#seq},${size}` });
+        await this.#db.batch(batch);
+        return recovered;
+      } catch (err) {
+        throw levelError(err, this.dir, this.#label, 'recovering');
+      }
+    });
+  }
+
+  async clear(): Promise<void> {
+    await this.#ready();
+    await this.#exclusive(async () => {
+      this.#resetBuffer();
+      this.#leases.clear();
+      this.#seq = 0;
+      this.#size = 0;
+      try {
+        await this.#db.clear();
+      } catch (err) {
+        throw levelError(err, this.dir, this.#label, 'clearing');
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#closing ??= (async () => {
+      while (this.#gate) await this.#gate;
+      await this.#filling?.catch(() => undefined);
+      this.#closed = true;
+      let failure: unknown;
+      try {
+        await this.#flush();
+      } catch (err) {
+        failure = err;
+      }
+      await this.#db.close();
+      if (failure) throw failure;
+    })();
+    return this.#closing;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  #check(): void {
+    if (this.#failure) throw this.#failure;
+    if (this.#closed || this.#closing) {
+      throw new CrawlerError('STORAGE', `frontier store at ${this.dir} is closed`, {
+        fix: 'open it again with LevelFrontier.open() before using it',
+      });
+    }
+  }
+
+  async #ready(): Promise<void> {
+    this.#check();
+    while (this.#gate) await this.#gate;
+    this.#check();
+  }
+
+  #queuedOnDisk(uk: string): boolean {
+    try {
+      return this.#db.getSync(uk) !== undefined;
+    } catch (err) {
+      throw levelError(err, this.dir, this.#label, 'reading');
+    }
+  }
+
+  /** Run alone: no put or poll starts until fn ends, and every earlier write is applied first. */
+  async #exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    while (this.#gate) await this.#gate;
+    let open!: () => void;
+    this.#gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    try {
+      await this.#filling?.catch(() => undefined);
+      await this.#flush();
+      return await fn();
+    } finally {
+      this.#gate = undefined;
+      open();
+    }
+  }
+
+  #resetBuffer(): void {
+    this.#buffer = [];
+    this.#head = 0;
+    this.#tail = undefined;
+  }
+
+  /** A new queue position at or before the tail must go straight into the read-ahead buffer. */
+  #noteNewPosition(pos: string, value: string): void {
+    if (this.#fillSeen) this.#fillSeen.set(pos, value);
+    else if (this.#tail !== undefined && pos <= this.#tail) this.#insertSorted({ pos, value });
+  }
+
+  #insertSorted(item: Buffered): void {
+    let lo = this.#head;
+    let hi = this.#buffer.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.#buffer[mid] as Buffered).pos < item.pos) lo = mid + 1;
+      else hi = mid;
+    }
+    this.#buffer.splice(lo, 0, item);
+  }
+
+  #fill(): Promise<number> {
+    this.#filling ??= this.#readChunk().finally(() => {
+      this.#filling = undefined;
+    });
+    return this.#filling;
+  }
+
+  async #readChunk(): Promise<number> {
+    const oldTail = this.#tail;
+    this.#fillSeen = new Map();
+    let rows: [string, string][];
+    try {
+      await this.#flush();
+      const it = this.#db.iterator({ gt: oldTail === undefined ? 'f:' : `f:${oldTail}`, lt: 'f;' });
+      try {
+        rows = await it.nextv(this.#readAhead);
+      } finally {
+        await it.close();
+      }
+    } catch (err) {
+      this.#fillSeen = undefined;
+      throw err instanceof CrawlerError ? err : levelError(err, this.dir, this.#label, 'reading the queue');
+    }
+    const seen = this.#fillSeen;
+    this.#fillSeen = undefined;
+    if (this.#head > 0) {
+      this.#buffer = this.#buffer.slice(this.#head);
+      this.#head = 0;
+    }
+    const last = rows.at(-1);
+    const newTail = last ? last[0].slice(2) : oldTail;
+    const read = new Set<string>();
+    for (const [key, value] of rows) {
+      const pos = key.slice(2);
+      read.add(pos);
+      this.#buffer.push({ pos, value });
+    }
+    this.#tail = newTail;
+    for (const [pos, value] of seen) {
+      if (read.has(pos)) continue;
+      const beforeOld = oldTail !== undefined && pos <= oldTail;
+      const withinNew = newTail !== undefined && pos <= newTail;
+      if (beforeOld || withinNew) this.#insertSorted({ pos, value });
+    }
+    return rows.length;
+  }
+
+  /** Queue ops written within flushMs (or at once when many are pending). */
+  #lazy(...ops: Op[]): void {
+    for (const op of ops) this.#pending.push(op);
+    if (this.#pending.length >= this.#maxPending) {
+      this.#flush().catch(() => undefined);
+    } else if (!this.#timer) {
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        this.#flush().catch(() => undefined);
+      }, this.#flushMs);
+      this.#timer.unref();
+    }
+  }
+
+  /** Resolves once every op submitted so far is applied. */
+  #flush(): Promise<void> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    if (this.#pending.length === 0) return this.#lastWrite;
+    this.#pendingDone ??= deferred();
+    const done = this.#pendingDone.promise;
+    this.#writing ??= this.#writeLoop();
+    return done;
+  }
+
+  async #writeLoop(): Promise<void> {
+    try {
+      while (this.#pending.length > 0) {
+        if (this.#timer) {
+          clearTimeout(this.#timer);
+          this.#timer = undefined;
+        }
+        const ops = this.#pending;
+        this.#pending = [];
+        const done = this.#pendingDone;
+        this.#pendingDone = undefined;
+        ops.push({ type: 'put', key: META, value: `${this.#seq},${this.#size}` });
+        const write = this.#db.batch(ops);
+        this.#lastWrite = write.catch(() => undefined);
+        try {
+          await write;
+          done?.resolve();
+        } catch (err) {
+          this.#failure = levelError(err, this.dir, this.#label, 'writing');
+          done?.reject(this.#failure);
+          const later = this.#pendingDone as Deferred | undefined;
+          later?.reject(this.#failure);
+          this.#pendingDone = undefined;
+          this.#pending = [];
+          return;
+        }
+      }
+    } finally {
+      this.#writing = undefined;
+    }
+  }
+}

@@ -1,0 +1,134 @@
+import { CrawlerError } from '../errors.js';
+import type { CrawlFrontier, FrontierEntry, LeasedEntry } from './frontier.js';
+import { checkEntry, queuePosition } from './frontier-keys.js';
+
+interface Queued {
+  pos: string;
+  entry: FrontierEntry;
+}
+
+/** A binary min-heap on the queue position. */
+class PositionHeap {
+  #items: Queued[] = [];
+  get size(): number {
+    return this.#items.length;
+  }
+  push(item: Queued): void {
+    const a = this.#items;
+    a.push(item);
+    let i = a.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if ((a[parent] as Queued).pos <= item.pos) break;
+      a[i] = a[parent] as Queued;
+      i = parent;
+    }
+    a[i] = item;
+  }
+  pop(): Queued | undefined {
+    const a = this.#items;
+    const top = a[0];
+    const last = a.pop();
+    if (top === undefined || last === undefined || a.length === 0) return top;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= a.length) break;
+      const r = l + 1;
+      const c = r < a.length && (a[r] as Queued).pos < (a[l] as Queued).pos ? r : l;
+      if ((a[c] as Queued).pos >= last.pos) break;
+      a[i] = a[c] as Queued;
+      i = c;
+    }
+    a[i] = last;
+    return top;
+  }
+  values(): readonly Queued[] {
+    return this.#items;
+  }
+  clear(): void {
+    this.#items = [];
+  }
+}
+
+/**
+ * A frontier held in memory: the same contract as {@link LevelFrontier}, without durability.
+ * For library users who crawl once and for tests.
+ */
+export class MemoryFrontier implements CrawlFrontier {
+  #heap = new PositionHeap();
+  #queued = new Set<string>();
+  #leases = new Map<string, FrontierEntry>();
+  #seq = 0;
+  #closed = false;
+
+  async put(entry: FrontierEntry): Promise<boolean> {
+    const [enqueued] = await this.putAll([entry]);
+    return enqueued as boolean;
+  }
+
+  async putAll(entries: FrontierEntry[]): Promise<boolean[]> {
+    this.#check();
+    for (const entry of entries) checkEntry(entry);
+    return entries.map((entry) => {
+      if (this.#queued.has(entry.url)) return false;
+      this.#queued.add(entry.url);
+      this.#heap.push({ pos: queuePosition(entry.priority ?? 0, this.#seq++), entry: { ...entry } });
+      return true;
+    });
+  }
+
+  async poll(): Promise<LeasedEntry | undefined> {
+    this.#check();
+    const item = this.#heap.pop();
+    if (!item) return undefined;
+    this.#leases.set(item.pos, item.entry);
+    return { ...item.entry, leaseKey: item.pos };
+  }
+
+  async ack(entry: LeasedEntry): Promise<void> {
+    this.#check();
+    this.#leases.delete(entry.leaseKey);
+  }
+
+  async size(): Promise<number> {
+    this.#check();
+    return this.#heap.size;
+  }
+
+  inFlight(): number {
+    return this.#leases.size;
+  }
+
+  async recover(): Promise<number> {
+    this.#check();
+    const recovered = this.#leases.size;
+    for (const [pos, entry] of this.#leases) this.#heap.push({ pos, entry });
+    this.#leases.clear();
+    this.#queued.clear();
+    for (const { entry } of this.#heap.values()) this.#queued.add(entry.url);
+    return recovered;
+  }
+
+  async clear(): Promise<void> {
+    this.#check();
+    this.#heap.clear();
+    this.#queued.clear();
+    this.#leases.clear();
+    this.#seq = 0;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  #check(): void {
+    if (this.#closed) {
+      throw new CrawlerError('STORAGE', 'memory frontier is closed', { fix: 'create a new MemoryFrontier' });
+    }
+  }
+}
