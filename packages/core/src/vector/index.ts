@@ -1,1 +1,4 @@
-export {};
+export * from './chunking.js';
+export * from './sqlite-vec-store.js';
+export * from './vector-searcher.js';
+export type * from './vector-store.js';

@@ -1,0 +1,141 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CrawlerError } from '../errors.js';
+
+/** What search may read of one catalog. Lives in `user/index/catalogs.json`, never in the database. */
+export interface PublishedCatalog {
+  catalogId: string;
+  name: string;
+  url: string;
+  /** The version search reads; -1 = nothing published yet. */
+  searchVersion: number;
+  /** Versions kept on disk (for browsing older versions), ascending. */
+  versions: number[];
+  updatedAt?: string | undefined;
+}
+
+interface RegistryFile {
+  format: 1;
+  catalogs: PublishedCatalog[];
+}
+
+/**
+ * The tiny, self-contained record of what search may read: catalog id, name, url and the published version.
+ * Search takes its scopes from here, so it keeps answering with the database gone. Every write replaces the
+ * file atomically (temp file + rename), so a reader never sees half a file.
+ */
+export class PublishedCatalogs {
+  readonly file: string;
+  readonly #dir: string;
+  #writing: Promise<unknown> = Promise.resolve();
+
+  /** @param indexRoot the `user/index` directory (DataLayout.indexRoot). */
+  constructor(indexRoot: string) {
+    this.#dir = indexRoot;
+    this.file = join(indexRoot, 'catalogs.json');
+  }
+
+  /** Adds or replaces the record of a catalog (keyed by catalogId). */
+  async publish(catalog: PublishedCatalog): Promise<PublishedCatalog> {
+    if (!catalog.catalogId) {
+      throw new CrawlerError('BAD_INPUT', 'a published catalog needs its catalogId', { fix: 'pass the catalog id' });
+    }
+    if (!Number.isInteger(catalog.searchVersion) || catalog.searchVersion < -1) {
+      throw new CrawlerError(
+        'BAD_INPUT',
+        `searchVersion ${catalog.searchVersion} of catalog ${catalog.name} is not a version`,
+        {
+          fix: 'use -1 (nothing published) or a version number from 0',
+        },
+      );
+    }
+    const record: PublishedCatalog = {
+      catalogId: catalog.catalogId,
+      name: catalog.name,
+      url: catalog.url,
+      searchVersion: catalog.searchVersion,
+      versions: [...new Set(catalog.versions)].sort((a, b) => a - b),
+      updatedAt: catalog.updatedAt ?? new Date().toISOString(),
+    };
+    await this.#update((list) => [...list.filter((c) => c.catalogId !== record.catalogId), record]);
+    return record;
+  }
+
+  /** Forgets a catalog (its search disappears). Returns whether it was there. */
+  async remove(catalogId: string): Promise<boolean> {
+    let found = false;
+    await this.#update((list) => {
+      found = list.some((c) => c.catalogId === catalogId);
+      return list.filter((c) => c.catalogId !== catalogId);
+    });
+    return found;
+  }
+
+  /** Every catalog, sorted by name. */
+  async list(): Promise<PublishedCatalog[]> {
+    return (await this.#read()).sort((a, b) => a.name.localeCompare(b.name) || a.catalogId.localeCompare(b.catalogId));
+  }
+
+  /** By id first, then by name (case-insensitive); null when neither matches. */
+  async resolve(idOrName: string): Promise<PublishedCatalog | null> {
+    const list = await this.#read();
+    return (
+      list.find((c) => c.catalogId === idOrName) ??
+      list.find((c) => c.name === idOrName) ??
+      list.find((c) => c.name.toLowerCase() === idOrName.toLowerCase()) ??
+      null
+    );
+  }
+
+  /** The `catalogId:searchVersion` scopes of every published catalog, or of the ones named. */
+  async scopes(idsOrNames?: string[]): Promise<Array<{ catalogId: string; version: number }>> {
+    const chosen = idsOrNames?.length
+      ? (await Promise.all(idsOrNames.map((n) => this.resolve(n)))).filter((c): c is PublishedCatalog => c !== null)
+      : await this.list();
+    return chosen
+      .filter((c) => c.searchVersion >= 0)
+      .map((c) => ({ catalogId: c.catalogId, version: c.searchVersion }));
+  }
+
+  async #read(): Promise<PublishedCatalog[]> {
+    let raw: string;
+    try {
+      raw = await readFile(this.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw new CrawlerError('STORAGE', `cannot read ${this.file}: ${(err as Error).message}`, { cause: err });
+    }
+    try {
+      const parsed = JSON.parse(raw) as RegistryFile;
+      if (!Array.isArray(parsed.catalogs)) throw new Error('no catalogs array');
+      return parsed.catalogs;
+    } catch (err) {
+      throw new CrawlerError('CORRUPT', `${this.file} is not a catalog registry: ${(err as Error).message}`, {
+        cause: err,
+        fix: 'delete the file and publish the catalogs again (the shell re-publishes them on start)',
+      });
+    }
+  }
+
+  #update(change: (list: PublishedCatalog[]) => PublishedCatalog[]): Promise<void> {
+    const next = this.#writing.then(async () => {
+      const list = change(await this.#read());
+      const body: RegistryFile = { format: 1, catalogs: list };
+      await mkdir(this.#dir, { recursive: true });
+      const tmp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+      try {
+        await writeFile(tmp, `${JSON.stringify(body, null, 2)}\n`);
+        await rename(tmp, this.file);
+      } catch (err) {
+        await rm(tmp, { force: true });
+        throw new CrawlerError('STORAGE', `cannot write ${this.file}: ${(err as Error).message}`, {
+          cause: err,
+          fix: 'check that the data directory is writable',
+        });
+      }
+    });
+    this.#writing = next.catch(() => undefined);
+    return next;
+  }
+}
