@@ -160,6 +160,19 @@ export function describeSearchIndexContract(
       expect(hit.highlights[1]).toBe('<em>Otters</em> &amp; rivers');
     });
 
+    it('takes each hit’s passage from its own document', async () => {
+      const animals = ['badger', 'heron', 'marten', 'salmon', 'beaver'];
+      await index.upsert(
+        animals.map((a, i) => doc({ title: `Page ${i}`, text: `Filler words come first. The river ${a} lives here. More filler.` })),
+      );
+      const r = await index.search(q({ q: 'river' }));
+      expect(r.results).toHaveLength(animals.length);
+      for (const hit of r.results) {
+        const animal = animals[Number(hit.title.split(' ')[1])] as string;
+        expect(hit.highlights[0]).toContain(animal);
+      }
+    });
+
     it('walks every match exactly once with the cursor, in score order', async () => {
       const docs: IndexDocument[] = [];
       for (let i = 0; i < 23; i++) {
