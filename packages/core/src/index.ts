@@ -25,3 +25,6 @@ export * from './storage/index.js';
 export * from './index/index.js';
 export * from './vector/index.js';
 export * from './embeddings/index.js';
+export * from './outputs/index.js';
+export * from './engine/index.js';
+export * from './services/index.js';

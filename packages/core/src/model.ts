@@ -136,6 +136,7 @@ export interface RunReport {
     failures: number;
     abandoned: number;
     unmodified: number;
+    redirected: number;
   };
   /** `filtered` broken down by acceptor, and every other drop by its REJECTED_* name. */
   rejected: Record<string, number>;

@@ -16,8 +16,7 @@ export const Outcome = {
   REJECTED_UNREACHABLE: 'REJECTED_UNREACHABLE', // connection refused, DNS, timeout after retries
   REJECTED_NOT_MARKUP: 'REJECTED_NOT_MARKUP', // a non-markup response is not saved as a page
   REJECTED_TOO_LARGE: 'REJECTED_TOO_LARGE',
-  REJECTED_REDIRECT_LOOP: 'REJECTED_REDIRECT_LOOP',
-  REJECTED_REDIRECT_OUT: 'REJECTED_REDIRECT_OUT', // redirected out of scope or to a known url
+  REJECTED_REDIRECT: 'REJECTED_REDIRECT', // a 3xx: its target is dispatched as a url of its own
   REJECTED_UNMODIFIED: 'REJECTED_UNMODIFIED', // 304 or same content on a refresh
   REJECTED_ROBOTS_META_NOINDEX: 'REJECTED_ROBOTS_META_NOINDEX',
   REJECTED_ERROR: 'REJECTED_ERROR', // something threw

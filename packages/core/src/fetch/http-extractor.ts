@@ -23,6 +23,15 @@ export interface HttpExtractorOptions {
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const ACCEPT_PAGE = 'text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,*/*;q=0.5';
 
+/**
+ * Stop reading a body we do not want. undici's body stream emits an AbortError when destroyed, so a listener
+ * must be there first or the process dies of an unhandled 'error' event.
+ */
+function abandon(body: { on(event: 'error', fn: () => void): unknown; destroy(): unknown }): void {
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
 /** Whether a Content-Type is markup or text worth reading as a page (html, xhtml, xml, text/*). A missing type counts. */
 export function isMarkupType(contentType: string): boolean {
   const t = contentType.split(';', 1)[0]!.trim().toLowerCase();
@@ -229,14 +238,14 @@ export class HttpExtractor implements Extractor {
     const markup = isMarkupType(contentType);
     if (res.statusCode === 304 || res.statusCode === 204 || (!options.binary && !markup)) {
       if (res.statusCode === 304 || res.statusCode === 204) await res.body.dump().catch(() => undefined);
-      else res.body.destroy();
+      else abandon(res.body);
       return { ...base, charset: '', body: Buffer.alloc(0), elapsedMs: performance.now() - started };
     }
     const cap = options.maxBytes ?? this.settings.maxBodyBytes;
     const declared = Number(headers['content-length']);
     const decoder = decoderFor(headers['content-encoding'] ?? '');
     if (!decoder && Number.isFinite(declared) && declared > cap) {
-      res.body.destroy();
+      abandon(res.body);
       throw new FetchError(
         `body of ${finalUrl} too large: ${declared} bytes declared, cap ${cap}; raise GF_MAX_BODY_BYTES`,
         {
@@ -253,7 +262,7 @@ export class HttpExtractor implements Extractor {
       try {
         body = await readCapped(decoder as unknown as Readable, cap, finalUrl);
       } catch (err) {
-        source.destroy();
+        abandon(source);
         if (err instanceof FetchError || errorCode(err).startsWith('UND_ERR')) throw err;
         throw new FetchError(`body of ${finalUrl} could not be decompressed: ${(err as Error).message}`, {
           retryable: false,

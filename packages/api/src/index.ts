@@ -1,0 +1,1 @@
+export { API_VERSION, buildApp } from './app.js';

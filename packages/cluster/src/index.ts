@@ -1,0 +1,1 @@
+export { HashRing } from './hash-ring.js';

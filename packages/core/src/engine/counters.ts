@@ -1,0 +1,124 @@
+import { Outcome } from '../outcomes.js';
+
+/** Which report bucket each outcome falls into. */
+const BUCKET: Record<Outcome, 'saved' | 'alreadySeen' | 'filtered' | 'unreachable' | 'duplicateContent' | 'failures' | 'abandoned' | 'unmodified' | 'redirected'> = {
+  SAVED: 'saved',
+  REJECTED_FILTER: 'filtered',
+  REJECTED_ROBOTS_TXT: 'filtered',
+  REJECTED_TOO_DEEP: 'filtered',
+  REJECTED_OUT_OF_SCOPE: 'filtered',
+  REJECTED_ASSET: 'filtered',
+  REJECTED_NOT_MARKUP: 'filtered',
+  REJECTED_ROBOTS_META_NOINDEX: 'filtered',
+  REJECTED_REDIRECT: 'redirected',
+  REJECTED_KNOWN: 'alreadySeen',
+  REJECTED_DUPLICATE: 'duplicateContent',
+  REJECTED_NOTFOUND: 'unreachable',
+  REJECTED_UNREACHABLE: 'unreachable',
+  REJECTED_BAD_STATUS: 'failures',
+  REJECTED_TOO_LARGE: 'failures',
+  REJECTED_ERROR: 'failures',
+  REJECTED_UNMODIFIED: 'unmodified',
+  REJECTED_ABANDONED: 'abandoned',
+};
+
+export interface CounterSnapshot {
+  dispatched: number;
+  handled: number;
+  saved: number;
+  images: number;
+  indexed: number;
+  vectored: number;
+  alreadySeen: number;
+  filtered: number;
+  unreachable: number;
+  duplicateContent: number;
+  failures: number;
+  abandoned: number;
+  unmodified: number;
+  redirected: number;
+  consecutiveFailures: number;
+  /** Each REJECTED_* (and filtered by acceptor, as `REJECTED_FILTER:<acceptor>`) with its count. */
+  rejected: Record<string, number>;
+  elapsedMs: number;
+}
+
+const BUCKET_NAMES = ['saved','alreadySeen','filtered','unreachable','duplicateContent','failures','abandoned','unmodified','redirected'] as const;
+
+/** The run's counters: every url dispatched is handled exactly once, under one outcome. */
+export class Counters {
+  dispatched = 0;
+  handled = 0;
+  images = 0;
+  indexed = 0;
+  vectored = 0;
+  consecutiveFailures = 0;
+  readonly #buckets = {
+    saved: 0,
+    alreadySeen: 0,
+    filtered: 0,
+    unreachable: 0,
+    duplicateContent: 0,
+    failures: 0,
+    abandoned: 0,
+    unmodified: 0,
+    redirected: 0,
+  };
+  readonly rejected: Record<string, number> = {};
+  readonly #start: number;
+
+  constructor(start = Date.now(), base?: Partial<CounterSnapshot>) {
+    this.#start = start;
+    if (base) this.restore(base);
+  }
+
+  get saved(): number {
+    return this.#buckets.saved;
+  }
+
+  /** One url reached its outcome. `detail` names the acceptor for REJECTED_FILTER-like drops. */
+  handle(outcome: Outcome, detail?: string): void {
+    this.handled++;
+    const bucket = BUCKET[outcome];
+    this.#buckets[bucket]++;
+    if (outcome !== Outcome.SAVED) {
+      const key = detail ? `${outcome}:${detail}` : outcome;
+      this.rejected[key] = (this.rejected[key] ?? 0) + 1;
+    }
+    if (bucket === 'failures' || outcome === Outcome.REJECTED_UNREACHABLE) this.consecutiveFailures++;
+    else if (outcome === Outcome.SAVED || bucket === 'unmodified' || bucket === 'duplicateContent') this.consecutiveFailures = 0;
+  }
+
+  /**
+   * The run ended before this url could be handled (a limit was reached while it was in flight). It is not
+   * handled: its lease stays on the frontier and it counts as outstanding.
+   */
+  abandon(): void {
+    this.#buckets.abandoned++;
+  }
+
+  /** Continue the counters of an interrupted run (resume). */
+  restore(base: Partial<CounterSnapshot>): void {
+    this.dispatched = base.dispatched ?? 0;
+    this.handled = base.handled ?? 0;
+    this.images = base.images ?? 0;
+    this.indexed = base.indexed ?? 0;
+    this.vectored = base.vectored ?? 0;
+    for (const k of BUCKET_NAMES) this.#buckets[k] = base[k] ?? 0;
+    Object.assign(this.rejected, base.rejected ?? {});
+  }
+
+  snapshot(): CounterSnapshot {
+    return {
+      dispatched: this.dispatched,
+      handled: this.handled,
+      images: this.images,
+      indexed: this.indexed,
+      vectored: this.vectored,
+      ...this.#buckets,
+      consecutiveFailures: this.consecutiveFailures,
+      rejected: { ...this.rejected },
+      elapsedMs: Date.now() - this.#start,
+    };
+  }
+}

@@ -1,0 +1,5 @@
+export * from './counters.js';
+export * from './crawl-coordinator.js';
+export * from './crawl-engine.js';
+export * from './image-probe.js';
+export * from './run-report.js';

@@ -1,0 +1,38 @@
+import type { Catalog, ImageRow, OutputLayer, ResourceRow } from '../model.js';
+
+/** A picture of a page, stored once per version; `bytes` present when it was just fetched. */
+export interface PageImage {
+  row: ImageRow;
+  alt: string;
+  surroundingText: string;
+  bytes?: Buffer | undefined;
+}
+
+/** Everything the output chain needs about one saved page. */
+export interface CrawledPage {
+  catalog: Catalog;
+  version: number;
+  resource: ResourceRow;
+  /** The page as fetched (undefined on replay: the file layer already holds it). */
+  html?: Buffer | string | undefined;
+  /** The article text the file layer writes; the index and the vectors are built from it. */
+  text: string;
+  images: PageImage[];
+}
+
+/**
+ * One output layer. The composite runs file → index → vector in that order; a failing index or vector
+ * channel is counted and reported, never fails the crawl.
+ */
+export interface OutputChannel {
+  readonly layer: OutputLayer;
+  /** Write one page (channels may buffer; flush() makes it durable). */
+  write(page: CrawledPage): Promise<void>;
+  /** Make everything written so far durable and searchable. */
+  flush(): Promise<void>;
+  /** Remove what this layer holds for a version. Returns what it removed (or would, on dryRun). */
+  deleteVersion(catalogId: string, version: number, dryRun: boolean): Promise<{ count: number; bytes: number }>;
+  /** Pages this layer made durable, pages it failed, and the last error. */
+  counts(): { written: number; failed: number; lastError?: string };
+  close(): Promise<void>;
+}

@@ -1,0 +1,127 @@
+import type { Verdict } from '../acceptors/acceptor.js';
+import { startUrlPrefix } from '../acceptors/start-url-prefix.js';
+import { resolveCatalogSettings } from '../config.js';
+import { ConfigError, CrawlerError } from '../errors.js';
+import { ids, isUuid } from '../ids.js';
+import type { Catalog, CatalogSettings } from '../model.js';
+import type { CatalogStore } from '../storage/record-store.js';
+import { parseUserUrl } from '../url/parse-user-url.js';
+
+/** How a command names a catalog: exactly one of id, name or url. */
+export interface CatalogRef {
+  id?: string | undefined;
+  name?: string | undefined;
+  url?: string | undefined;
+}
+
+export interface CatalogDefinition {
+  url: string;
+  startUrl?: string | undefined;
+  name?: string | undefined;
+  settings?: Partial<CatalogSettings> | undefined;
+}
+
+/** Catalogs as first-class objects: create, update, resolve, list, delete the definition. */
+export class CatalogService {
+  readonly #store: CatalogStore;
+
+  constructor(store: CatalogStore) {
+    this.#store = store;
+  }
+
+  /** Validate a definition into a catalog (not stored). */
+  build(def: CatalogDefinition, existing?: Catalog): Catalog {
+    const url = parseUserUrl(def.url, '--url');
+    const startUrl = def.startUrl ? parseUserUrl(def.startUrl, '--start-url') : url;
+    const name = (def.name ?? existing?.name ?? new URL(url).host).trim();
+    if (!/^[\p{L}\p{N}._:-][\p{L}\p{N} ._:-]{0,99}$/u.test(name)) {
+      throw new ConfigError('--name', `"${name}" is not a usable catalog name`, 'use letters, digits, spaces, dots, dashes or colons (at most 100)');
+    }
+    const settings = resolveCatalogSettings({ ...existing?.settings, ...def.settings });
+    const now = new Date().toISOString();
+    const catalog: Catalog = {
+      id: existing?.id ?? ids.catalog(),
+      name,
+      url,
+      startUrl,
+      settings,
+      indexVersion: existing?.indexVersion ?? 0,
+      searchVersion: existing?.searchVersion ?? -1,
+      runningState: existing?.runningState ?? 'none',
+      createdAt: existing?.createdAt ?? now,
+      updatedAt: now,
+    };
+    const verdict = startUrlPrefix({ catalog }).check({ url: startUrl, depth: 0 }) as Verdict;
+    if (!verdict.accept) {
+      throw new ConfigError(
+        '--start-url',
+        `${startUrl} is not under --url ${url}`,
+        'the url is the identity and the boundary of a catalog and the start url must sit under it; ' +
+          'pointing --url deep into a site puts the rest out of scope, the usual reason a crawl saves exactly one page — ' +
+          'give --url the site root (e.g. ' + new URL(url).origin + '/) and --start-url the page to begin at',
+      );
+    }
+    return catalog;
+  }
+
+  async create(def: CatalogDefinition): Promise<Catalog> {
+    const catalog = this.build(def);
+    if (await this.#store.findByName(catalog.name)) {
+      throw new CrawlerError('CONFLICT', `a catalog named "${catalog.name}" already exists`, {
+        fix: 'pick another --name, or name the existing one with --name to crawl it again',
+      });
+    }
+    await this.#store.create(catalog);
+    return catalog;
+  }
+
+  async update(id: string, def: Partial<CatalogDefinition>): Promise<Catalog> {
+    const existing = await this.get({ id });
+    const catalog = this.build({ url: def.url ?? existing.url, startUrl: def.startUrl ?? existing.startUrl, name: def.name, settings: def.settings }, existing);
+    if (catalog.name !== existing.name) {
+      const clash = await this.#store.findByName(catalog.name);
+      if (clash && clash.id !== catalog.id) throw new CrawlerError('CONFLICT', `a catalog named "${catalog.name}" already exists`, { fix: 'pick another --name' });
+    }
+    await this.#store.update(catalog);
+    return catalog;
+  }
+
+  /** Save state changes of a catalog (versions, running state). */
+  async save(catalog: Catalog): Promise<void> {
+    await this.#store.update({ ...catalog, updatedAt: new Date().toISOString() });
+  }
+
+  /** Find by id, name or url; throws NOT_FOUND naming what was asked. */
+  async get(ref: CatalogRef): Promise<Catalog> {
+    const found = await this.find(ref);
+    if (!found) {
+      const what = ref.id ? `id ${ref.id}` : ref.name ? `name "${ref.name}"` : `url ${ref.url}`;
+      throw new CrawlerError('NOT_FOUND', `no catalog with ${what}`, { fix: 'run `greenfinger catalogs` to list them, or crawl --url <site> to create one' });
+    }
+    return found;
+  }
+
+  async find(ref: CatalogRef): Promise<Catalog | undefined> {
+    const given = [ref.id, ref.name, ref.url].filter((v) => v !== undefined && v !== '');
+    if (given.length !== 1) throw new ConfigError('--id/--name/--url', 'name exactly one catalog', 'give one of --id, --name or --url');
+    if (ref.id) {
+      if (!isUuid(ref.id)) throw new ConfigError('--id', `"${ref.id}" is not a catalog id (a 36-character UUID)`, 'to name a catalog by its name use --name');
+      return this.#store.get(ref.id);
+    }
+    if (ref.name) return this.#store.findByName(ref.name);
+    const url = parseUserUrl(ref.url as string, '--url');
+    const matches = await this.#store.findByUrl(url);
+    if (matches.length > 1) {
+      throw new CrawlerError('CONFLICT', `${matches.length} catalogs have url ${url}: ${matches.map((c) => c.name).join(', ')}`, { fix: 'name one with --name or --id' });
+    }
+    return matches[0];
+  }
+
+  list(): Promise<Catalog[]> {
+    return this.#store.list();
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return this.#store.delete(id);
+  }
+}

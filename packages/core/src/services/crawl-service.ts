@@ -1,0 +1,322 @@
+import { createAcceptorChain } from '../acceptors/acceptor-chain.js';
+import { HttpRobotsProvider } from '../acceptors/robots.js';
+import { discoverSitemapUrls } from '../acceptors/sitemap.js';
+import { ExtractPool } from '../content/extract-pool.js';
+import { createContentDedup } from '../dedup/content-dedup.js';
+import { LevelUrlFilter } from '../dedup/level-url-filter.js';
+import type { ContentDedupFilter, ExistingUrlPathFilter } from '../dedup/url-filter.js';
+import { LocalCrawlCoordinator, type CrawlCoordinator } from '../engine/crawl-coordinator.js';
+import { CrawlEngine, type CrawlResult } from '../engine/crawl-engine.js';
+import type { CounterSnapshot } from '../engine/counters.js';
+import { buildRunReport, reportStamp } from '../engine/run-report.js';
+import { CrawlerError } from '../errors.js';
+import { HttpExtractor } from '../fetch/http-extractor.js';
+import { HostPoliteness } from '../fetch/politeness.js';
+import { withRetry } from '../fetch/with-retry.js';
+import type { CrawlFrontier } from '../frontier/frontier.js';
+import { LevelFrontier } from '../frontier/level-frontier.js';
+import { keys } from '../layout.js';
+import type { Catalog, CatalogSettings, CrawlAction, RunReport } from '../model.js';
+import { CompositeOutputChannel } from '../outputs/composite-output-channel.js';
+import { FileOutputChannel } from '../outputs/file-output-channel.js';
+import { IndexOutputChannel } from '../outputs/index-output-channel.js';
+import type { OutputChannel } from '../outputs/output-channel.js';
+import { VectorOutputChannel } from '../outputs/vector-output-channel.js';
+import { normalizeUrl } from '../url/normalize.js';
+import { chunkText } from '../vector/chunking.js';
+import type { CatalogRef } from './catalog-service.js';
+import type { Greenfinger } from './greenfinger.js';
+import { RunLock } from './run-lock.js';
+
+export interface CrawlRequest extends CatalogRef {
+  /** With `url`: where fetching begins, when the catalog is created. */
+  startUrl?: string | undefined;
+  action?: Extract<CrawlAction, 'crawl'> | undefined;
+  /** Settings for this catalog, stored on it (e.g. from CLI flags). */
+  settings?: Partial<CatalogSettings> | undefined;
+  /** Abort = external stop: in-flight pages finish, nothing is published, the frontier is kept. */
+  signal?: AbortSignal | undefined;
+  onProgress?: ((progress: CrawlProgress) => void) | undefined;
+  /** @default 500 */
+  progressIntervalMs?: number | undefined;
+  /** Told once the catalog is resolved or created (before fetching starts). */
+  onStart?: ((info: { catalog: Catalog; version: number; created: boolean; embedding?: string }) => void) | undefined;
+  /** Replace the coordinator (a cluster). Default: the local frontier. */
+  coordinator?: ((frontier: CrawlFrontier) => CrawlCoordinator) | undefined;
+}
+
+export interface CrawlProgress {
+  catalog: string;
+  version: number;
+  counters: CounterSnapshot;
+  queued: number;
+  active: number;
+  pagesPerSecond: number;
+}
+
+/** Runs crawls: resolves the catalog, builds the pipeline from its settings, runs it, reports and publishes. */
+export class CrawlService {
+  readonly #gf: Greenfinger;
+  #urlFilter: Promise<ExistingUrlPathFilter> | undefined;
+  #contentDedup: Promise<ContentDedupFilter> | undefined;
+  readonly #running = new Map<string, CrawlEngine>();
+
+  constructor(gf: Greenfinger) {
+    this.#gf = gf;
+  }
+
+  /** Catalogs crawling in this process now. */
+  running(): Array<{ catalogId: string; engine: CrawlEngine }> {
+    return [...this.#running].map(([catalogId, engine]) => ({ catalogId, engine }));
+  }
+
+  #filters(): Promise<[ExistingUrlPathFilter, ContentDedupFilter]> {
+    const { layout, settings } = this.#gf;
+    const urlFilter = (this.#urlFilter ??= LevelUrlFilter.open(layout.urlDedupDir));
+    const contentDedup = (this.#contentDedup ??= createContentDedup(settings.contentDedup, layout.contentDedupDir, {
+      maxDistance: settings.simhashDistance,
+    }));
+    return Promise.all([urlFilter, contentDedup]);
+  }
+
+  /** Find the catalog the request names, creating it from `url` when none has it. */
+  async #resolve(req: CrawlRequest): Promise<{ catalog: Catalog; created: boolean }> {
+    const catalogs = await this.#gf.catalogs();
+    if (req.id) return { catalog: await this.#applySettings(await catalogs.get({ id: req.id }), req), created: false };
+    if (req.name) {
+      const byName = await catalogs.find({ name: req.name });
+      if (byName) {
+        if (req.url && normalizeUrl(req.url) !== byName.url) {
+          throw new CrawlerError('CONFLICT', `catalog "${req.name}" has url ${byName.url}, not ${req.url}`, {
+            fix: 'drop --url to crawl it, or choose another --name for a new catalog',
+          });
+        }
+        return { catalog: await this.#applySettings(byName, req), created: false };
+      }
+      if (!req.url) return { catalog: await catalogs.get({ name: req.name }), created: false };
+    }
+    if (!req.url) throw new CrawlerError('BAD_INPUT', 'no catalog named', { fix: 'give --url <site> (creates it) or --id / --name of an existing catalog' });
+    if (!req.name) {
+      const byUrl = await catalogs.find({ url: req.url });
+      if (byUrl) {
+        if (req.startUrl && normalizeUrl(req.startUrl) !== byUrl.startUrl) {
+          return { catalog: await catalogs.update(byUrl.id, { startUrl: req.startUrl, settings: req.settings }), created: false };
+        }
+        return { catalog: await this.#applySettings(byUrl, req), created: false };
+      }
+    }
+    const catalog = await catalogs.create({ url: req.url, startUrl: req.startUrl, name: req.name, settings: req.settings });
+    return { catalog, created: true };
+  }
+
+  async #applySettings(catalog: Catalog, req: CrawlRequest): Promise<Catalog> {
+    if (!req.settings || Object.values(req.settings).every((v) => v === undefined)) return catalog;
+    return (await this.#gf.catalogs()).update(catalog.id, { settings: req.settings });
+  }
+
+  /** Crawl the catalog's current version from its start url (continuing what its frontier still holds). */
+  async crawl(req: CrawlRequest): Promise<RunReport> {
+    const gf = this.#gf;
+    const { catalog: resolved, created } = await this.#resolve(req);
+    const catalogs = await gf.catalogs();
+    const action: CrawlAction = req.action ?? 'crawl';
+    const lock = await RunLock.acquire(gf.layout.system, resolved.id);
+    let catalog = resolved;
+    try {
+      if (catalog.runningState !== 'none') {
+        gf.log.warn({ catalogId: catalog.id, state: catalog.runningState }, 'resetting the state a stopped process left behind');
+      }
+      const version = catalog.indexVersion;
+      catalog = { ...catalog, runningState: action };
+      await catalogs.save(catalog);
+      const result = await this.#run(catalog, version, action, req, created);
+      return result;
+    } finally {
+      const latest = (await catalogs.find({ id: catalog.id })) ?? catalog;
+      await catalogs.save({ ...latest, runningState: 'none' });
+      await lock.release();
+    }
+  }
+
+  async #run(catalog: Catalog, version: number, action: CrawlAction, req: CrawlRequest, created: boolean): Promise<RunReport> {
+    const gf = this.#gf;
+    const { settings, layout, log } = gf;
+    const s = catalog.settings;
+    const db = await gf.database();
+    const [urlFilter, contentDedup] = await this.#filters();
+    const frontier = await LevelFrontier.open(layout.frontierDir(catalog.id, version));
+    const page = new HttpExtractor({ settings: { ...settings, maxRedirects: 0 }, connectionsPerOrigin: Math.max(s.hostConcurrency, 2) });
+    const pageFetcher = withRetry(page, { retries: s.maxRetries });
+    const following = new HttpExtractor({ settings, connectionsPerOrigin: Math.max(s.hostConcurrency, 2) });
+    const imageFetcher = withRetry(following, { retries: s.maxRetries });
+    /** robots.txt and sitemaps follow redirects (an http → https move must not read as "no robots.txt"). */
+    const robotsFetch = async (url: string) => {
+      const r = await following.fetch(url);
+      return { status: r.status, text: r.text ?? r.body.toString('utf8') };
+    };
+    const robots = s.robots ? new HttpRobotsProvider({ fetch: robotsFetch, userAgent: settings.userAgent, logger: log }) : undefined;
+    const politeness = new HostPoliteness({ maxPerHost: s.hostConcurrency, minIntervalMs: s.intervalMs });
+    const pool = new ExtractPool({ workers: settings.workers });
+
+    const channels: OutputChannel[] = [new FileOutputChannel(gf.blobs)];
+    let vectorChannel: VectorOutputChannel | undefined;
+    let embeddingNote: string | undefined;
+    if (s.outputs.includes('index')) channels.push(new IndexOutputChannel(gf.index()));
+    if (s.outputs.includes('vector')) {
+      const client = await gf.embedding();
+      embeddingNote = client.describe();
+      vectorChannel = new VectorOutputChannel(client, await gf.vectors(), {
+        chunk: (text) => chunkText(text, { chunkSize: settings.chunkSize, overlap: settings.chunkOverlap, maxChunks: settings.maxChunks }),
+      });
+      channels.push(vectorChannel);
+    }
+    const outputs = new CompositeOutputChannel(channels, log);
+    const previous = await db.resources.getReport(catalog.id, version);
+    const resuming = (await frontier.size()) > 0;
+    const engine = new CrawlEngine({
+      catalog,
+      version,
+      action,
+      settings,
+      frontier,
+      coordinator: req.coordinator?.(frontier) ?? new LocalCrawlCoordinator(frontier),
+      urlFilter,
+      contentDedup,
+      acceptors: createAcceptorChain({ catalog, robots }, undefined, { logger: log }),
+      pageFetcher,
+      imageFetcher,
+      politeness: {
+        acquire: async (host) => {
+          if (robots) {
+            const delay = await robots.crawlDelayMs(`http://${host}/`).catch(() => undefined);
+            if (delay !== undefined) politeness.setCrawlDelay(host, delay);
+          }
+          return politeness.acquire(host);
+        },
+      },
+      extract: (html, url) => pool.extract(html, url),
+      normalize: (raw, base) => normalizeUrl(raw, base),
+      outputs,
+      records: db.resources,
+      robots,
+      sitemapUrls: async () =>
+        (await discoverSitemapUrls({ siteUrl: catalog.startUrl, fetch: robotsFetch, robots, logger: log })).urls.map((e) => e.loc),
+      log,
+      baseCounters: resuming && previous && !previous.published ? countersOf(previous.report) : undefined,
+    });
+    this.#running.set(catalog.id, engine);
+    req.onStart?.({ catalog, version, created, ...(embeddingNote ? { embedding: embeddingNote } : {}) });
+    await this.#writeSettings(catalog, version, undefined);
+
+    const onAbort = () => engine.stop('interrupted');
+    req.signal?.addEventListener('abort', onAbort, { once: true });
+    if (req.signal?.aborted) onAbort();
+    let lastSaved = 0;
+    let lastAt = Date.now();
+    let rate = 0;
+    const progress = req.onProgress
+      ? setInterval(() => {
+          void frontier.size().then((queued) => {
+            const snap = engine.counters.snapshot();
+            const now = Date.now();
+            const inst = ((snap.saved - lastSaved) * 1000) / Math.max(1, now - lastAt);
+            rate = rate === 0 ? inst : rate * 0.7 + inst * 0.3;
+            lastSaved = snap.saved;
+            lastAt = now;
+            req.onProgress?.({ catalog: catalog.name, version, counters: snap, queued, active: engine.active, pagesPerSecond: rate });
+          });
+        }, req.progressIntervalMs ?? 500)
+      : undefined;
+
+    let result: CrawlResult;
+    try {
+      result = await engine.run();
+    } finally {
+      if (progress) clearInterval(progress);
+      req.signal?.removeEventListener('abort', onAbort);
+      this.#running.delete(catalog.id);
+      await pool.close();
+      await page.close();
+      await imageFetcher.close();
+      await frontier.close();
+    }
+
+    const cost = vectorChannel?.cost();
+    const client = vectorChannel ? await gf.embedding() : undefined;
+    const report = buildRunReport({
+      node: settings.node,
+      catalog,
+      version,
+      action,
+      refresh: false,
+      result,
+      outputs: outputs.stats(),
+      ...(client && cost
+        ? {
+            embedding: {
+              provider: client.provider,
+              model: client.model,
+              dims: client.dims,
+              chunks: cost.chunks,
+              msPerPage: result.counters.saved > 0 ? Math.round((cost.embedMs / result.counters.saved) * 10) / 10 : 0,
+            },
+          }
+        : {}),
+    });
+    await outputs.close();
+    const stamp = reportStamp(result.endedAt);
+    report.path = keys.report(catalog.id, version, stamp, action, settings.node);
+    await gf.blobs.put(report.path, `${JSON.stringify(report, null, 2)}\n`);
+    await db.resources.saveReport({ catalogId: catalog.id, version, action, published: result.published, report, createdAt: report.endedAt });
+
+    const catalogs = await gf.catalogs();
+    const latest = (await catalogs.find({ id: catalog.id })) ?? catalog;
+    const after: Catalog = result.published ? { ...latest, searchVersion: version } : latest;
+    await catalogs.save(after);
+    await this.#writeSettings(after, version, report);
+    if (result.published) {
+      const versions = await db.resources.versions(catalog.id);
+      await gf.published.publish({ catalogId: catalog.id, name: catalog.name, url: catalog.url, searchVersion: version, versions });
+    }
+    return report;
+  }
+
+  /** `settings.json` of a version: how it was configured, and how its last run went. */
+  async #writeSettings(catalog: Catalog, version: number, report: RunReport | undefined): Promise<void> {
+    const doc = {
+      catalog: { id: catalog.id, name: catalog.name, url: catalog.url, startUrl: catalog.startUrl },
+      version,
+      settings: catalog.settings,
+      node: this.#gf.settings,
+      published: catalog.searchVersion === version,
+      lastRun: report ? { action: report.action, endedAt: report.endedAt, produced: report.produced, urls: report.urls, ending: report.ending, report: report.path } : null,
+    };
+    await this.#gf.blobs.put(keys.settings(catalog.id, version), `${JSON.stringify(doc, null, 2)}\n`);
+  }
+
+  async close(): Promise<void> {
+    for (const engine of this.#running.values()) engine.stop('interrupted');
+    if (this.#urlFilter) await (await this.#urlFilter).close();
+    if (this.#contentDedup) await (await this.#contentDedup).close();
+    this.#urlFilter = undefined;
+    this.#contentDedup = undefined;
+  }
+}
+
+/** Counters of an interrupted run, to continue from on resume. */
+function countersOf(report: RunReport): Partial<CounterSnapshot> {
+  return {
+    dispatched: report.urls.dispatched,
+    handled: report.urls.handled,
+    saved: report.produced.saved,
+    images: report.produced.images,
+    alreadySeen: report.urls.alreadySeen,
+    filtered: report.urls.filtered,
+    unreachable: report.urls.unreachable,
+    duplicateContent: report.urls.duplicateContent,
+    failures: report.urls.failures,
+    unmodified: report.urls.unmodified,
+    redirected: report.urls.redirected,
+    rejected: report.rejected,
+  };
+}

@@ -1,0 +1,136 @@
+import { CrawlerError } from '../errors.js';
+import type { PublishedCatalog } from '../index/catalog-registry.js';
+import { VectorSearcher } from '../vector/vector-searcher.js';
+import type { Greenfinger } from './greenfinger.js';
+
+export type SearchMode = 'words' | 'meaning';
+
+export interface SearchRequest {
+  q: string;
+  mode?: SearchMode | undefined;
+  /** Catalog ids or names; all published catalogs when empty. */
+  catalogs?: string[] | undefined;
+  /** @default 10 */
+  size?: number | undefined;
+  /** words: the previous page's nextCursor; meaning: the offset as a string. */
+  cursor?: string | undefined;
+  /** Rank detail pages above listings. @default true */
+  preferDetailPages?: boolean | undefined;
+}
+
+export interface SearchHit {
+  id: string;
+  title: string;
+  url: string;
+  catalog: string;
+  catalogId: string;
+  version: number;
+  score: number;
+  highlights: string[];
+  textPath: string;
+}
+
+export interface SearchResponse {
+  mode: SearchMode;
+  results: SearchHit[];
+  total: number;
+  nextCursor: string | null;
+  elapsedMs: number;
+}
+
+/**
+ * Search that never reads the database: scopes come from the published-catalog record in user/, words from
+ * the full-text index, meaning from the text vectors.
+ */
+export class SearchService {
+  readonly #gf: Greenfinger;
+  constructor(gf: Greenfinger) {
+    this.#gf = gf;
+  }
+
+  /** Published catalogs search may read, narrowed to the ones named. */
+  async scopes(names?: string[]): Promise<Array<PublishedCatalog & { version: number }>> {
+    const all = await this.#gf.published.list();
+    let chosen = all;
+    if (names && names.length > 0) {
+      chosen = [];
+      for (const n of names) {
+        const found = all.find((c) => c.catalogId === n || c.name === n);
+        if (!found) {
+          throw new CrawlerError('NOT_FOUND', `no published catalog "${n}"`, {
+            fix: all.length ? `published: ${all.map((c) => c.name).join(', ')}` : 'crawl a site first: greenfinger crawl --url <site>',
+          });
+        }
+        chosen.push(found);
+      }
+    }
+    return chosen.filter((c) => c.searchVersion >= 0).map((c) => ({ ...c, version: c.searchVersion }));
+  }
+
+  async search(req: SearchRequest): Promise<SearchResponse> {
+    const started = performance.now();
+    const mode = req.mode ?? 'words';
+    const size = req.size ?? 10;
+    if (!Number.isInteger(size) || size < 1 || size > 1000) {
+      throw new CrawlerError('BAD_INPUT', `--size ${size} is out of range`, { fix: 'use a whole number from 1 to 1000' });
+    }
+    const published = await this.scopes(req.catalogs);
+    if (published.length === 0) {
+      throw new CrawlerError('NOT_FOUND', 'nothing has been published to search yet', {
+        fix: 'a crawl publishes its version when it ends normally: greenfinger crawl --url <site>',
+      });
+    }
+    const scopes = published.map((c) => ({ catalogId: c.catalogId, version: c.version }));
+    const names = new Map(published.map((c) => [c.catalogId, c.name]));
+    if (mode === 'words') {
+      const r = await this.#gf.index().search({ q: req.q, scopes, size, cursor: req.cursor, preferDetailPages: req.preferDetailPages });
+      return {
+        mode,
+        results: r.results.map((h) => ({
+          id: h.id,
+          title: h.title,
+          url: h.url,
+          catalog: names.get(h.catalogId) ?? h.catalogName,
+          catalogId: h.catalogId,
+          version: h.version,
+          score: h.score,
+          highlights: h.highlights,
+          textPath: h.textPath,
+        })),
+        total: r.total,
+        nextCursor: r.nextCursor,
+        elapsedMs: Math.round(performance.now() - started),
+      };
+    }
+    const offset = req.cursor ? Number.parseInt(req.cursor, 10) : 0;
+    if (!Number.isInteger(offset) || offset < 0) {
+      throw new CrawlerError('BAD_INPUT', `cursor "${req.cursor}" is not an offset`, { fix: 'pass the nextCursor of the previous meaning search' });
+    }
+    const searcher = new VectorSearcher({ store: await this.#gf.vectors(), embedder: await this.#gf.embedding() });
+    const r = await searcher.search({ q: req.q, scopes, size, offset, preferDetailPages: req.preferDetailPages });
+    return {
+      mode,
+      results: r.results.map((h) => ({
+        id: h.resourceId,
+        title: h.title,
+        url: h.url,
+        catalog: names.get(h.catalogId) ?? h.catalogName,
+        catalogId: h.catalogId,
+        version: h.version,
+        score: h.score,
+        highlights: [excerpt(h.chunk)],
+        textPath: h.textPath,
+      })),
+      // A vector search has no total: it counts the pages returned up to here; nextCursor says whether more exist.
+      total: offset + r.results.length,
+      nextCursor: r.nextOffset === null ? null : String(r.nextOffset),
+      elapsedMs: Math.round(performance.now() - started),
+    };
+  }
+}
+
+function excerpt(chunk: string): string {
+  const flat = chunk.replace(/\s+/g, ' ').trim();
+  const escaped = flat.slice(0, 280).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return flat.length > 280 ? `${escaped}…` : escaped;
+}

@@ -1,0 +1,142 @@
+import { type Command, Option } from 'commander';
+import { type CatalogSettings, type CrawlProgress, Greenfinger, type OutputLayer, type RunReport } from '@greenfinger/core';
+import { EXIT, type Io, commandLogger, reportError } from '../io.js';
+import { intArg, listArg, numberArg } from '../program.js';
+import { formatProgress, formatSummary } from '../format.js';
+
+interface CrawlOptions {
+  url?: string;
+  startUrl?: string;
+  name?: string;
+  id?: string;
+  depth?: number;
+  maxPages?: number;
+  duration?: number;
+  interval?: number;
+  threads?: number;
+  hostConcurrency?: number;
+  include?: string[];
+  exclude?: string[];
+  outputs?: string;
+  images?: boolean;
+  robots?: boolean;
+  data?: string;
+  json?: boolean;
+  verbose?: boolean;
+}
+
+const OUTPUT_LAYERS = ['file', 'index', 'vector'];
+
+export function parseOutputs(value: string): OutputLayer[] {
+  const layers = value.split(/[+,]/).map((s) => s.trim()).filter(Boolean);
+  const bad = layers.filter((l) => !OUTPUT_LAYERS.includes(l));
+  if (bad.length > 0 || layers.length === 0) {
+    throw new Error(`--outputs: unknown layer "${bad.join(', ') || value}" — use file, index and vector joined by +, e.g. file+index`);
+  }
+  return layers as OutputLayer[];
+}
+
+export function crawlCommand(program: Command, io: Io, setCode: (code: number) => void): void {
+  program
+    .command('crawl')
+    .description('Crawl a catalog: a new --url creates it; --id, --name or --url name an existing one.')
+    .option('--url <url>', 'the site: identity and boundary of the catalog')
+    .option('--start-url <url>', 'where fetching begins; must sit under --url (default: --url)')
+    .option('--name <name>', 'catalog name (default: the host)')
+    .option('--id <id>', 'an existing catalog id')
+    .option('--depth <n>', 'link depth from the start url, -1 = unlimited', intArg('--depth', -1))
+    .option('--max-pages <n>', 'stop (and publish) after this many saved pages', intArg('--max-pages', 1))
+    .option('--duration <minutes>', 'stop (and publish) after this many minutes', numberArg('--duration', 0.01))
+    .option('--interval <ms>', 'minimum milliseconds between two requests to one host', intArg('--interval', 0))
+    .option('--threads <n>', 'pages in flight at once', intArg('--threads', 1))
+    .option('--host-concurrency <n>', 'requests in flight at once to one host', intArg('--host-concurrency', 1))
+    .option('--include <pattern>', 'only paths matching this glob (repeatable, comma list)', listArg)
+    .option('--exclude <pattern>', 'skip paths matching this glob (repeatable, comma list)', listArg)
+    .option('--outputs <layers>', 'output layers: file+index+vector (file is always on)')
+    .addOption(new Option('--no-images', 'do not keep pictures'))
+    .addOption(new Option('--no-robots', 'ignore robots.txt (only for sites you own)'))
+    .option('--data <dir>', 'data root holding system/ and user/ (default ./data or GF_DATA_STORE)')
+    .option('--json', 'print exactly one JSON document: the run report')
+    .option('--verbose', 'write the JSON log to stderr instead of data/system/logs')
+    .addHelpText(
+      'after',
+      '\nThe url is the identity and the boundary: pages outside it are not crawled. --start-url must sit under it.\n' +
+        'A crawl that ends normally (frontier drained, --max-pages or --duration reached) publishes its version;\n' +
+        'Ctrl-C stops gracefully and publishes nothing (run it again to continue). Exit code 1 when nothing was saved.\n\n' +
+        'Examples:\n  greenfinger crawl --url http://127.0.0.1:8084/ --start-url http://127.0.0.1:8084/index.html\n' +
+        '  greenfinger crawl --name docs --max-pages 100 --outputs file+index --json',
+    )
+    .action(async (opts: CrawlOptions) => {
+      setCode(await runCrawl(opts, io));
+    });
+}
+
+async function runCrawl(opts: CrawlOptions, io: Io): Promise<number> {
+  if (!opts.url && !opts.id && !opts.name) {
+    io.err('greenfinger: crawl needs a catalog — give --url <site> (creates it) or --id / --name of an existing one\n');
+    return EXIT.usage;
+  }
+  let gf: Greenfinger | undefined;
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSignal = () => {
+    interrupts++;
+    if (interrupts === 1) {
+      if (!opts.json) io.err('\nstopping: finishing the pages in flight (Ctrl-C again to quit at once; nothing stored is lost)\n');
+      controller.abort();
+    } else {
+      process.exit(EXIT.interrupted);
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  let progressShown = false;
+  try {
+    const settings: Partial<CatalogSettings> = {
+      depth: opts.depth,
+      maxPages: opts.maxPages,
+      durationMinutes: opts.duration,
+      intervalMs: opts.interval,
+      threads: opts.threads,
+      hostConcurrency: opts.hostConcurrency,
+      include: opts.include,
+      exclude: opts.exclude,
+      outputs: opts.outputs ? parseOutputs(opts.outputs) : undefined,
+      images: opts.images === false ? false : undefined,
+      robots: opts.robots === false ? false : undefined,
+    };
+    const log = commandLogger(opts.data, { verbose: opts.verbose, toFile: true });
+    gf = await Greenfinger.open({ settings: { dataStore: opts.data }, log });
+    const report: RunReport = await gf.crawler.crawl({
+      url: opts.url,
+      startUrl: opts.startUrl,
+      name: opts.name,
+      id: opts.id,
+      settings,
+      signal: controller.signal,
+      onStart: ({ catalog, version, created, embedding }) => {
+        if (opts.json) return;
+        io.err(`${created ? 'created' : 'crawling'} catalog "${catalog.name}" (${catalog.id}) version ${version}: ${catalog.startUrl}\n`);
+        if (embedding) io.err(`embeddings: ${embedding}\n`);
+      },
+      onProgress: io.tty && !opts.json
+        ? (p: CrawlProgress) => {
+            progressShown = true;
+            io.err(`\r${formatProgress(p)}\u001b[K`);
+          }
+        : undefined,
+    });
+    if (progressShown) io.err('\n');
+    if (opts.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
+    else io.out(formatSummary(report));
+    if (controller.signal.aborted) return EXIT.interrupted;
+    return report.produced.saved > 0 ? EXIT.ok : EXIT.failed;
+  } catch (err) {
+    if (progressShown) io.err('\n');
+    return reportError(io, err);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await gf?.close();
+  }
+}

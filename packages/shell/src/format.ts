@@ -1,0 +1,62 @@
+import type { CrawlProgress, RunReport, SearchResponse } from '@greenfinger/core';
+
+const n = (v: number): string => v.toLocaleString('en-US');
+
+/** The live progress line: saved, dispatched, pages/s and where the drops went. */
+export function formatProgress(p: CrawlProgress): string {
+  const c = p.counters;
+  const drops = [
+    c.filtered && `filtered ${n(c.filtered)}`,
+    c.alreadySeen && `known ${n(c.alreadySeen)}`,
+    c.duplicateContent && `duplicate ${n(c.duplicateContent)}`,
+    c.unreachable && `unreachable ${n(c.unreachable)}`,
+    c.failures && `failed ${n(c.failures)}`,
+    c.redirected && `redirected ${n(c.redirected)}`,
+  ].filter(Boolean);
+  const secs = Math.round(c.elapsedMs / 1000);
+  return (
+    `saved ${n(c.saved)} · images ${n(c.images)} · dispatched ${n(c.dispatched)} · handled ${n(c.handled)} · queued ${n(p.queued)} · ` +
+    `${p.pagesPerSecond.toFixed(1)} pages/s · ${secs}s` +
+    (drops.length ? ` · ${drops.join(', ')}` : '')
+  );
+}
+
+/** Where the filtered urls went, by acceptor. */
+function rejectedBreakdown(r: RunReport): string {
+  return Object.entries(r.rejected)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k.replace(/^REJECTED_/, '').toLowerCase()} ${n(v)}`)
+    .join(', ');
+}
+
+export function formatSummary(r: RunReport): string {
+  const u = r.urls;
+  const lines = [
+    `${r.ending.published ? 'Published' : 'Not published'}: catalog "${r.catalog}" version ${r.version} — saved ${n(r.produced.saved)} pages, ${n(r.produced.images)} images in ${(r.elapsedMs / 1000).toFixed(1)} s`,
+    `urls: dispatched ${n(u.dispatched)} = handled ${n(u.handled)} + outstanding ${n(u.outstanding)}; known ${n(u.alreadySeen)}, filtered ${n(u.filtered)}, duplicate ${n(u.duplicateContent)}, unreachable ${n(u.unreachable)}, failed ${n(u.failures)}, redirected ${n(u.redirected)}`,
+  ];
+  const breakdown = rejectedBreakdown(r);
+  if (breakdown) lines.push(`drops: ${breakdown}`);
+  lines.push(
+    `outputs: ${Object.entries(r.outputs)
+      .map(([layer, s]) => `${layer} ${n(s.written)}${s.failed ? ` (failed ${n(s.failed)}: ${s.lastError ?? ''})` : ''}`)
+      .join(' · ')}`,
+  );
+  if (r.embedding) lines.push(`embedding: ${r.embedding.model} (${r.embedding.dims}-d), ${n(r.embedding.chunks)} chunks, ${r.embedding.msPerPage} ms/page`);
+  lines.push(`ending: ${r.ending.reason} — ${r.ending.note ?? ''}`);
+  if (r.path) lines.push(`report: ${r.path}`);
+  if (r.ending.published) lines.push(`next: greenfinger search "<words>" --catalog "${r.catalog}"`);
+  return `${lines.join('\n')}\n`;
+}
+
+const strip = (h: string): string => h.replace(/<\/?em>/g, '*').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+
+export function formatResults(r: SearchResponse): string {
+  if (r.results.length === 0) return `no results (${r.mode})\n`;
+  const lines = r.results.map((h, i) => {
+    const hl = h.highlights[0] ? `\n     ${strip(h.highlights[0]).replace(/\s+/g, ' ').slice(0, 200)}` : '';
+    return `${String(i + 1).padStart(3)}. ${h.title}\n     ${h.url}  [${h.catalog} v${h.version}, score ${h.score.toFixed(3)}]${hl}`;
+  });
+  lines.push(`${r.mode}: ${r.results.length} of ${n(r.total)} in ${r.elapsedMs} ms${r.nextCursor ? ` — next page: --cursor ${r.nextCursor}` : ''}`);
+  return `${lines.join('\n')}\n`;
+}
