@@ -1,3 +1,5 @@
+import { queryTokens } from './cjk.js';
+
 const MAX_TERMS = 32;
 const MAX_TERM_LENGTH = 100;
 const TERM_RE = /[\p{L}\p{N}\p{M}_]+/gu;
@@ -31,10 +33,10 @@ export function toFtsQuery(input: string): FtsQuery {
     parts.push(q);
   };
   const rest = input.replace(/"([^"]*)"/g, (_, phrase: string) => {
-    add(phrase.match(TERM_RE) ?? []);
+    add((phrase.match(TERM_RE) ?? []).flatMap(queryTokens));
     return ' ';
   });
-  for (const word of rest.match(TERM_RE) ?? []) add([word]);
+  for (const word of rest.match(TERM_RE) ?? []) add(queryTokens(word));
   if (parts.length === 0) return { all: null, any: null };
   return { all: parts.join(' '), any: parts.length > 1 ? parts.join(' OR ') : null };
 }

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { CrawlerError } from '../errors.js';
+import { segmentCjk, unsegmentCjk } from './cjk.js';
 import { toFtsQuery } from './fts-query.js';
 import { decodeCursor, encodeCursor, type SearchAfter } from './search-cursor.js';
 import type { IndexDocument, SearchIndex, WordsHit, WordsQuery, WordsResult } from './search-index.js';
@@ -80,7 +81,7 @@ function escapeHtml(s: string): string {
 /** HTML-escapes a snippet and turns the match markers into <em>…</em>. */
 function toHighlight(snippet: string): string | null {
   if (!snippet.includes(OPEN)) return null;
-  return escapeHtml(snippet).replaceAll(OPEN, '<em>').replaceAll(CLOSE, '</em>');
+  return escapeHtml(unsegmentCjk(snippet)).replaceAll(OPEN, '<em>').replaceAll(CLOSE, '</em>');
 }
 
 function clean(s: string): string {
@@ -138,9 +139,9 @@ export class SqliteFtsIndex implements SearchIndex {
             version: d.version,
             catalog_name: d.catalogName,
             url: d.url,
-            title: clean(d.title),
-            text: clean(d.text),
-            image_text: clean(d.imageText),
+            title: segmentCjk(clean(d.title)),
+            text: segmentCjk(clean(d.text)),
+            image_text: segmentCjk(clean(d.imageText)),
             scope: scopeToken(d.version),
             html_path: d.htmlPath,
             text_path: d.textPath,
@@ -268,7 +269,7 @@ export class SqliteFtsIndex implements SearchIndex {
       catalogName: row.catalog_name,
       version: row.version,
       url: row.url,
-      title: row.title,
+      title: unsegmentCjk(row.title),
       score: c.score,
       highlights,
       htmlPath: row.html_path,

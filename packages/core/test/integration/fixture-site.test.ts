@@ -197,8 +197,8 @@ describe('fixture site', () => {
       else expect(referencing, img.path).toEqual([...img.referencedBy].sort());
     }
     expect(hashes.size).toBe(fixtureFacts.images.length);
-    expect(fixtureFacts.keptImageCount).toBe(5);
-    expect(fixtureFacts.keptImageRefs).toBe(6);
+    expect(fixtureFacts.keptImageCount).toBe(4);
+    expect(fixtureFacts.keptImageRefs).toBe(5);
     const article3 = html.get('/article-3.html')!;
     expect(article3).toMatch(/<picture>\s*<source srcset="\/images\/photo-d.png"/);
     expect(article3).toContain(`<meta property="og:image" content="${site.origin}/images/og-card.png">`);
