@@ -118,6 +118,8 @@ export interface RunReport {
   node: string;
   catalogId: string;
   catalog: string;
+  url: string;
+  startUrl: string;
   version: number;
   action: CrawlAction;
   refresh: boolean;
@@ -140,6 +142,8 @@ export interface RunReport {
   };
   /** `filtered` broken down by acceptor, and every other drop by its REJECTED_* name. */
   rejected: Record<string, number>;
+  /** The first url of each rejected key and why. */
+  examples: Record<string, string>;
   outputs: Record<string, { written: number; failed: number; lastError?: string }>;
   embedding?: { provider: string; model: string; dims: number; chunks: number; msPerPage: number };
   ending: { reason: string; fullyCrawled: boolean; published: boolean; note?: string };

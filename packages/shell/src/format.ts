@@ -60,3 +60,22 @@ export function formatResults(r: SearchResponse): string {
   lines.push(`${r.mode}: ${r.results.length} of ${n(r.total)} in ${r.elapsedMs} ms${r.nextCursor ? ` — next page: --cursor ${r.nextCursor}` : ''}`);
   return `${lines.join('\n')}\n`;
 }
+
+const FIXES: Array<[RegExp, string]> = [
+  [/could not be fetched|UNREACHABLE|NOTFOUND|BAD_STATUS/, 'check that the site is up and --url / --start-url are right'],
+  [/ROBOTS_TXT/, 'crawl a site that allows it, or pass --no-robots for a site you own'],
+  [/KNOWN/, 'it is already in this version: search it, or see `greenfinger help`'],
+  [/OUT_OF_SCOPE/, '--start-url must sit under --url'],
+  [/REDIRECT/, 'the start url redirects elsewhere: give --url and --start-url the address it redirects to'],
+  [/NOT_MARKUP|ASSET/, 'the start url is not an html page: start from one'],
+];
+
+/** Why a crawl saved nothing, in one line with the fix: the fate of its start url, from the report's examples. */
+export function explainNothingSaved(r: RunReport): string {
+  if (r.ending.reason === 'interrupted') return 'nothing was saved: the crawl was stopped before any page was kept — run it again to continue';
+  const start = Object.entries(r.examples).find(([, example]) => example.startsWith(r.startUrl));
+  if (!start) return `nothing was saved: every url was dropped (${rejectedBreakdown(r)}) — see the report ${r.path ?? ''}`;
+  const [key, example] = start;
+  const fix = FIXES.find(([re]) => re.test(example) || re.test(key))?.[1] ?? `see the report ${r.path ?? ''}`;
+  return `nothing was saved: the start url was dropped as ${key.replace(/^REJECTED_/, '').toLowerCase()} (${example}) — ${fix}`;
+}

@@ -35,6 +35,8 @@ export interface RobotsProvider {
   crawlDelayMs(url: string): Promise<number | undefined>;
   /** Sitemap urls robots.txt names for url's origin. */
   sitemaps(url: string): Promise<string[]>;
+  /** Why url is refused (e.g. robots.txt itself could not be fetched), for reports. */
+  reason?(url: string): Promise<string>;
 }
 
 export type AcceptorFactory = (ctx: AcceptorContext) => UrlPathAcceptor;

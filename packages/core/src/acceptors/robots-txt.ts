@@ -14,9 +14,9 @@ export const robotsTxt: AcceptorFactory = (ctx) => {
   return {
     name,
     async check(candidate) {
-      return (await robots.isAllowed(candidate.url))
-        ? ACCEPT
-        : refuse(name, Outcome.REJECTED_ROBOTS_TXT, 'disallowed by robots.txt');
+      if (await robots.isAllowed(candidate.url)) return ACCEPT;
+      const reason = robots.reason ? await robots.reason(candidate.url) : 'disallowed by robots.txt';
+      return refuse(name, Outcome.REJECTED_ROBOTS_TXT, reason);
     },
   };
 };

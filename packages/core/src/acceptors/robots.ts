@@ -68,11 +68,14 @@ export class RobotsPolicy {
   readonly crawlDelayMs: number | undefined;
   /** Sitemap urls the file names (they apply to every user agent). */
   readonly sitemaps: readonly string[];
+  /** Why this policy refuses, when it is not the file's own rules (e.g. robots.txt was unreachable). */
+  readonly note: string | undefined;
 
-  constructor(rules: readonly RobotsRule[], crawlDelayMs: number | undefined, sitemaps: readonly string[]) {
+  constructor(rules: readonly RobotsRule[], crawlDelayMs: number | undefined, sitemaps: readonly string[], note?: string) {
     this.#rules = rules;
     this.crawlDelayMs = crawlDelayMs;
     this.sitemaps = sitemaps;
+    this.note = note;
   }
 
   /** No rules: everything is allowed (robots.txt missing, 4xx). */
@@ -81,8 +84,8 @@ export class RobotsPolicy {
   }
 
   /** Everything but /robots.txt is disallowed (robots.txt unreachable, 5xx). */
-  static disallowAll(): RobotsPolicy {
-    return new RobotsPolicy([compileRule(false, '/')], undefined, []);
+  static disallowAll(note?: string): RobotsPolicy {
+    return new RobotsPolicy([compileRule(false, '/')], undefined, [], note);
   }
 
   /** The number of Allow/Disallow rules in force. */
@@ -289,11 +292,17 @@ export class HttpRobotsProvider implements RobotsProvider, AsyncDisposable {
     return [...(await this.policy(url)).sitemaps];
   }
 
+  async reason(url: string): Promise<string> {
+    return (await this.policy(url)).note ?? 'disallowed by robots.txt';
+  }
+
   async #load(origin: string): Promise<RobotsPolicy> {
     const robotsUrl = `${origin}/robots.txt`;
     const unreachable = (why: string): RobotsPolicy => {
       this.#logger?.warn({ url: robotsUrl, policy: this.#onUnreachable }, `robots.txt unreachable (${why})`);
-      return this.#onUnreachable === 'disallow' ? RobotsPolicy.disallowAll() : RobotsPolicy.allowAll();
+      return this.#onUnreachable === 'disallow'
+        ? RobotsPolicy.disallowAll(`${robotsUrl} could not be fetched (${why}), so the site counts as disallowing everything (RFC 9309)`)
+        : RobotsPolicy.allowAll();
     };
     let response: { status: number; text: string };
     let timer: NodeJS.Timeout | undefined;

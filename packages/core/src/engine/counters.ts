@@ -40,6 +40,8 @@ export interface CounterSnapshot {
   consecutiveFailures: number;
   /** Each REJECTED_* (and filtered by acceptor, as `REJECTED_FILTER:<acceptor>`) with its count. */
   rejected: Record<string, number>;
+  /** The first url of each rejected key and why, so a report says where urls went, not only how many. */
+  examples: Record<string, string>;
   elapsedMs: number;
 }
 
@@ -65,6 +67,7 @@ export class Counters {
     redirected: 0,
   };
   readonly rejected: Record<string, number> = {};
+  readonly examples: Record<string, string> = {};
   readonly #start: number;
 
   constructor(start = Date.now(), base?: Partial<CounterSnapshot>) {
@@ -77,13 +80,14 @@ export class Counters {
   }
 
   /** One url reached its outcome. `detail` names the acceptor for REJECTED_FILTER-like drops. */
-  handle(outcome: Outcome, detail?: string): void {
+  handle(outcome: Outcome, detail?: string, example?: string): void {
     this.handled++;
     const bucket = BUCKET[outcome];
     this.#buckets[bucket]++;
     if (outcome !== Outcome.SAVED) {
       const key = detail ? `${outcome}:${detail}` : outcome;
       this.rejected[key] = (this.rejected[key] ?? 0) + 1;
+      if (example !== undefined && this.examples[key] === undefined) this.examples[key] = example.slice(0, 500);
     }
     if (bucket === 'failures' || outcome === Outcome.REJECTED_UNREACHABLE) this.consecutiveFailures++;
     else if (outcome === Outcome.SAVED || bucket === 'unmodified' || bucket === 'duplicateContent') this.consecutiveFailures = 0;
@@ -106,6 +110,7 @@ export class Counters {
     this.vectored = base.vectored ?? 0;
     for (const k of BUCKET_NAMES) this.#buckets[k] = base[k] ?? 0;
     Object.assign(this.rejected, base.rejected ?? {});
+    Object.assign(this.examples, base.examples ?? {});
   }
 
   snapshot(): CounterSnapshot {
@@ -118,6 +123,7 @@ export class Counters {
       ...this.#buckets,
       consecutiveFailures: this.consecutiveFailures,
       rejected: { ...this.rejected },
+      examples: { ...this.examples },
       elapsedMs: Date.now() - this.#start,
     };
   }

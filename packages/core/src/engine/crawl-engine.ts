@@ -105,7 +105,7 @@ export class CrawlEngine {
   #commitTimer: NodeJS.Timeout | undefined;
   #committing: Promise<void> = Promise.resolve();
   #filteredSeen = new Set<string>();
-  #imageByUrl = new Map<string, string | null>();
+  #imageByUrl = new Map<string, Promise<ImageRow | undefined>>();
   #imagesStored = new Set<string>();
   #fatal: unknown;
   #recovered = 0;
@@ -202,7 +202,7 @@ export class CrawlEngine {
       } else {
         if (this.#filteredSeen.size < 1_000_000) this.#filteredSeen.add(url);
         this.counters.dispatched++;
-        this.counters.handle(verdict.outcome as Outcome, verdict.acceptor);
+        this.counters.handle(verdict.outcome as Outcome, verdict.acceptor, `${url}: ${verdict.reason}`);
       }
     }
     if (accepted.length === 0) return;
@@ -261,8 +261,8 @@ export class CrawlEngine {
     }
   }
 
-  #done(c: Completion, outcome: Outcome, detail?: string): void {
-    this.counters.handle(outcome, detail);
+  #done(c: Completion, outcome: Outcome, detail?: string, why?: string): void {
+    this.counters.handle(outcome, detail, `${c.lease.url}${why ? `: ${why}` : ''}`);
     this.#pending.push(c);
     if (this.#pending.length >= COMMIT_BATCH) void this.#commit();
     else if (!this.#commitTimer) {
@@ -328,17 +328,19 @@ export class CrawlEngine {
       const outcome =
         err instanceof FetchError && /too large/i.test(err.message) ? Outcome.REJECTED_TOO_LARGE : Outcome.REJECTED_UNREACHABLE;
       this.#log.debug({ url: entry.url, err: errorMessage(err) }, 'fetch failed');
-      return this.#done(completion, outcome);
+      return this.#done(completion, outcome, undefined, errorMessage(err));
     }
 
     if (result.status >= 300 && result.status < 400 && result.status !== 304) {
       const location = result.headers.location;
       if (location) await this.offer([location], entry.depth, entry.url, -1);
-      return this.#done(completion, Outcome.REJECTED_REDIRECT);
+      return this.#done(completion, Outcome.REJECTED_REDIRECT, undefined, `HTTP ${result.status} to ${location ?? '(no Location)'}`);
     }
     if (result.status === 304) return this.#done(completion, Outcome.REJECTED_UNMODIFIED);
-    if (result.status === 404 || result.status === 410) return this.#done(completion, Outcome.REJECTED_NOTFOUND);
-    if (result.status >= 400) return this.#done(completion, Outcome.REJECTED_BAD_STATUS, String(result.status));
+    if (result.status === 404 || result.status === 410) {
+      return this.#done(completion, Outcome.REJECTED_NOTFOUND, undefined, `HTTP ${result.status}`);
+    }
+    if (result.status >= 400) return this.#done(completion, Outcome.REJECTED_BAD_STATUS, String(result.status), `HTTP ${result.status}`);
     if (!isMarkup(result.contentType) || result.text === undefined) {
       return this.#done(completion, Outcome.REJECTED_NOT_MARKUP, result.contentType.split(';')[0] || 'unknown');
     }
@@ -357,7 +359,9 @@ export class CrawlEngine {
     const textHash = sha256Hex(content.text);
     if (previous && previous.contentHash === textHash) return this.#done(completion, Outcome.REJECTED_UNMODIFIED);
     const holder = await d.contentDedup.checkAndRecord(d.catalog.id, d.version, content.text, resourceId);
-    if (holder !== undefined && holder !== resourceId) return this.#done(completion, Outcome.REJECTED_DUPLICATE);
+    if (holder !== undefined && holder !== resourceId) {
+      return this.#done(completion, Outcome.REJECTED_DUPLICATE, undefined, `same content as resource ${holder}`);
+    }
 
     if (this.counters.saved >= d.catalog.settings.maxPages) {
       this.counters.abandon();
@@ -430,26 +434,23 @@ export class CrawlEngine {
       if (ref.width !== undefined && ref.height !== undefined && (ref.width < min || ref.height < min)) continue;
       const url = d.normalize(ref.url, pageUrl);
       if (!url) continue;
-      let imageId = this.#imageByUrl.get(url);
+      let known = this.#imageByUrl.get(url);
       let fresh: PageImage | undefined;
-      if (imageId === undefined) {
-        fresh = await this.#fetchImage(url, ref.alt, ref.surroundingText);
-        imageId = fresh ? fresh.row.id : null;
-        if (this.#imageByUrl.size < 200_000) this.#imageByUrl.set(url, imageId);
+      if (known === undefined) {
+        // Pages handled at the same time share one fetch of a picture they both show.
+        const fetching = this.#fetchImage(url, ref.alt, ref.surroundingText);
+        known = fetching.then((img) => img?.row);
+        if (this.#imageByUrl.size < 200_000) this.#imageByUrl.set(url, known);
+        fresh = await fetching;
       }
-      if (imageId === null || seenOnPage.has(imageId)) continue;
-      seenOnPage.add(imageId);
-      if (fresh) {
-        out.push(fresh);
-      } else {
-        const row = this.#imageRows.get(imageId);
-        if (row) out.push({ row, alt: ref.alt, surroundingText: ref.surroundingText });
-      }
+      const row = await known;
+      if (row === undefined || seenOnPage.has(row.id)) continue;
+      seenOnPage.add(row.id);
+      out.push(fresh ?? { row, alt: ref.alt, surroundingText: ref.surroundingText });
     }
     return out;
   }
 
-  #imageRows = new Map<string, ImageRow>();
 
   async #fetchImage(url: string, alt: string, surroundingText: string): Promise<PageImage | undefined> {
     const d = this.#d;
@@ -481,7 +482,6 @@ export class CrawlEngine {
       height: probe?.height ?? null,
       createdAt: new Date().toISOString(),
     };
-    if (this.#imageRows.size < 200_000) this.#imageRows.set(id, row);
     if (this.#imagesStored.has(id)) return { row, alt, surroundingText };
     this.#imagesStored.add(id);
     this.counters.images++;

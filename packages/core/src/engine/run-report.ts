@@ -32,6 +32,8 @@ export function buildRunReport(input: {
     node: input.node,
     catalogId: input.catalog.id,
     catalog: input.catalog.name,
+    url: input.catalog.url,
+    startUrl: input.catalog.startUrl,
     version: input.version,
     action: input.action,
     refresh: input.refresh,
@@ -53,6 +55,7 @@ export function buildRunReport(input: {
       redirected: c.redirected,
     },
     rejected: c.rejected,
+    examples: c.examples,
     outputs: input.outputs,
     ...(input.embedding ? { embedding: input.embedding } : {}),
     ending: {

@@ -23,6 +23,17 @@ function levelCode(err: unknown): string | undefined {
   return code;
 }
 
+/** The message of the innermost cause (LevelDB wraps the real reason). */
+function deepestMessage(err: unknown): string {
+  let e: unknown = err;
+  let message = err instanceof Error ? err.message : String(err);
+  for (let i = 0; i < 4 && e instanceof Error; i++) {
+    message = e.message;
+    e = e.cause;
+  }
+  return message;
+}
+
 /** Map a LevelDB failure to a CrawlerError naming the directory and the fix. */
 export function levelError(err: unknown, dir: string, label: LevelStoreLabel, doing: string): CrawlerError {
   const code = levelCode(err);
@@ -35,7 +46,15 @@ export function levelError(err: unknown, dir: string, label: LevelStoreLabel, do
   if (code === 'LEVEL_CORRUPTION') {
     return new CrawlerError('CORRUPT', `${label.what} at ${dir} is corrupt`, { cause: err, fix: label.corruptFix });
   }
-  const detail = err instanceof Error ? err.message : String(err);
+  const detail = deepestMessage(err);
+  // An IO error while opening an existing store that is not about space or permissions means its files are
+  // damaged (a truncated CURRENT or MANIFEST, a missing table file).
+  if (code === 'LEVEL_IO_ERROR' && doing === 'opening' && !/no space|permission|read-only|EACCES|ENOSPC|EROFS/i.test(detail)) {
+    return new CrawlerError('CORRUPT', `${label.what} at ${dir} is damaged and cannot be read (${detail})`, {
+      cause: err,
+      fix: label.corruptFix,
+    });
+  }
   return new CrawlerError('STORAGE', `${label.what} at ${dir}: ${doing} failed: ${detail}`, {
     cause: err,
     fix: 'check the disk (space, permissions) and run again',

@@ -318,5 +318,6 @@ function countersOf(report: RunReport): Partial<CounterSnapshot> {
     unmodified: report.urls.unmodified,
     redirected: report.urls.redirected,
     rejected: report.rejected,
+    examples: report.examples,
   };
 }

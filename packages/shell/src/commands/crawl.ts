@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 import { type CatalogSettings, type CrawlProgress, Greenfinger, type OutputLayer, type RunReport } from '@greenfinger/core';
 import { EXIT, type Io, commandLogger, reportError } from '../io.js';
 import { intArg, listArg, numberArg } from '../program.js';
-import { formatProgress, formatSummary } from '../format.js';
+import { explainNothingSaved, formatProgress, formatSummary } from '../format.js';
 
 interface CrawlOptions {
   url?: string;
@@ -130,7 +130,9 @@ async function runCrawl(opts: CrawlOptions, io: Io): Promise<number> {
     if (opts.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
     else io.out(formatSummary(report));
     if (controller.signal.aborted) return EXIT.interrupted;
-    return report.produced.saved > 0 ? EXIT.ok : EXIT.failed;
+    if (report.produced.saved > 0) return EXIT.ok;
+    io.err(`greenfinger: ${explainNothingSaved(report)}\n`);
+    return EXIT.failed;
   } catch (err) {
     if (progressShown) io.err('\n');
     return reportError(io, err);
