@@ -33,7 +33,11 @@ describe('greenfinger CLI over the python documentation', () => {
   const search = (q: string, ...more: string[]) => {
     const r = cli(['search', q, '--json', '--data', data, ...more]);
     expect(r.status, r.stderr).toBe(0);
-    return JSON.parse(r.stdout) as { results: Array<{ url: string; title: string; highlights: string[] }>; total: number; nextCursor: string | null };
+    return JSON.parse(r.stdout) as {
+      results: Array<{ url: string; title: string; highlights: string[] }>;
+      total: number;
+      nextCursor: string | null;
+    };
   };
 
   beforeAll(async () => {
@@ -41,7 +45,18 @@ describe('greenfinger CLI over the python documentation', () => {
     tmp = createTempDir('gf-e2e-');
     data = join(tmp.path, 'data');
     const origin = new URL(corpus.url).origin;
-    const r = cli(['crawl', '--url', `${origin}/`, '--start-url', corpus.startUrl, '--interval', '0', '--json', '--data', data]);
+    const r = cli([
+      'crawl',
+      '--url',
+      `${origin}/`,
+      '--start-url',
+      corpus.startUrl,
+      '--interval',
+      '0',
+      '--json',
+      '--data',
+      data,
+    ]);
     expect(r.status, r.stderr).toBe(0);
     report = JSON.parse(r.stdout);
   }, 900_000);
@@ -87,9 +102,15 @@ describe('greenfinger CLI over the python documentation', () => {
   });
 
   it('answers both searches exactly as before with data/system deleted', () => {
-    const before = [cli(['search', 'json dumps', '--json', '--data', data]), cli(['search', 'read a file line by line', '--mode', 'meaning', '--json', '--data', data])];
+    const before = [
+      cli(['search', 'json dumps', '--json', '--data', data]),
+      cli(['search', 'read a file line by line', '--mode', 'meaning', '--json', '--data', data]),
+    ];
     rmSync(join(data, 'system'), { recursive: true, force: true });
-    const after = [cli(['search', 'json dumps', '--json', '--data', data]), cli(['search', 'read a file line by line', '--mode', 'meaning', '--json', '--data', data])];
+    const after = [
+      cli(['search', 'json dumps', '--json', '--data', data]),
+      cli(['search', 'read a file line by line', '--mode', 'meaning', '--json', '--data', data]),
+    ];
     for (let i = 0; i < 2; i++) {
       expect(after[i]?.status).toBe(0);
       expect(after[i]?.stdout).toBe(before[i]?.stdout);
@@ -114,7 +135,10 @@ describe('greenfinger CLI on bad input', () => {
   }
 
   it('a malformed --url', () => {
-    expectOneLine(cli(['crawl', '--url', 'not a url', '--data', join(tmp.path, 'a')]), /--url.*not a valid url.*https?:\/\//);
+    expectOneLine(
+      cli(['crawl', '--url', 'not a url', '--data', join(tmp.path, 'a')]),
+      /--url.*not a valid url.*https?:\/\//,
+    );
   });
 
   it('an unreachable --url', () => {
@@ -126,19 +150,33 @@ describe('greenfinger CLI on bad input', () => {
 
   it('a --start-url outside the --url', () => {
     expectOneLine(
-      cli(['crawl', '--url', 'http://127.0.0.1:9/docs/', '--start-url', 'http://127.0.0.1:9/blog/', '--data', join(tmp.path, 'c')]),
+      cli([
+        'crawl',
+        '--url',
+        'http://127.0.0.1:9/docs/',
+        '--start-url',
+        'http://127.0.0.1:9/blog/',
+        '--data',
+        join(tmp.path, 'c'),
+      ]),
       /--start-url.*not under --url.*boundary/,
     );
   });
 
   it('an unknown option', () => {
-    expectOneLine(cli(['crawl', '--url', 'http://127.0.0.1:9/', '--frobnicate']), /unknown option '--frobnicate'.*help/);
+    expectOneLine(
+      cli(['crawl', '--url', 'http://127.0.0.1:9/', '--frobnicate']),
+      /unknown option '--frobnicate'.*help/,
+    );
   });
 
   it('an unwritable data dir', () => {
     const file = join(tmp.path, 'a-file');
     writeFileSync(file, 'not a directory');
-    expectOneLine(cli(['crawl', '--url', 'http://127.0.0.1:9/', '--data', join(file, 'data')]), /--data.*cannot create.*writable/);
+    expectOneLine(
+      cli(['crawl', '--url', 'http://127.0.0.1:9/', '--data', join(file, 'data')]),
+      /--data.*cannot create.*writable/,
+    );
   });
 
   it('a corrupted frontier: a clear line, and nothing stored is lost', async () => {
@@ -146,7 +184,21 @@ describe('greenfinger CLI on bad input', () => {
     try {
       const data = join(tmp.path, 'd');
       const origin = new URL(corpus.url).origin;
-      const args = ['crawl', '--url', `${origin}/`, '--start-url', corpus.startUrl, '--interval', '0', '--max-pages', '20', '--outputs', 'file+index', '--data', data];
+      const args = [
+        'crawl',
+        '--url',
+        `${origin}/`,
+        '--start-url',
+        corpus.startUrl,
+        '--interval',
+        '0',
+        '--max-pages',
+        '20',
+        '--outputs',
+        'file+index',
+        '--data',
+        data,
+      ];
       expect(cli(args).status).toBe(0);
       const before = cli(['search', 'python', '--json', '--data', data]).stdout;
       const frontierRoot = join(data, 'system', 'frontier');

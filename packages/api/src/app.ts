@@ -1,5 +1,5 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { CrawlerError, type Greenfinger } from '@greenfinger/core';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 
 export const API_VERSION = '0.1.0';
 

@@ -12,7 +12,8 @@ export class HashRing {
 
   /** @param replicas virtual nodes per member. @default 128 */
   constructor(nodes: Iterable<string> = [], replicas = 128) {
-    if (!Number.isInteger(replicas) || replicas < 1) throw new TypeError(`replicas must be a whole number ≥ 1, got ${replicas}`);
+    if (!Number.isInteger(replicas) || replicas < 1)
+      throw new TypeError(`replicas must be a whole number ≥ 1, got ${replicas}`);
     this.#replicas = replicas;
     for (const n of nodes) this.add(n);
   }

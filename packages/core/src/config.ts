@@ -13,11 +13,20 @@ export const settingsSchema = z.strictObject({
   /** DATABASE_URL: empty = SQLite at data/system/greenfinger.db; postgres://… = PostgreSQL. */
   databaseUrl: z.string().default(''),
   /** GF_NODE: node name in report file names. @default hostname */
-  node: z.string().min(1).default(hostname().split('.')[0] || 'node'),
+  node: z
+    .string()
+    .min(1)
+    .default(hostname().split('.')[0] || 'node'),
   /** GF_INDEX_PREFIX: prefix of index directories. @default greenfinger */
-  indexPrefix: z.string().regex(/^[a-z0-9_-]+$/).default('greenfinger'),
+  indexPrefix: z
+    .string()
+    .regex(/^[a-z0-9_-]+$/)
+    .default('greenfinger'),
   /** GF_VECTOR_COLLECTION: text collection name (width is appended). @default greenfinger_text */
-  vectorCollection: z.string().regex(/^[a-z0-9_-]+$/).default('greenfinger_text'),
+  vectorCollection: z
+    .string()
+    .regex(/^[a-z0-9_-]+$/)
+    .default('greenfinger_text'),
   /** GF_EMBEDDING_PROVIDER: local. @default local */
   embeddingProvider: z.enum(['local']).default('local'),
   /** GF_MODEL_DIR: directory holding ONNX models (transformers.js layout). @default ./models */
@@ -37,13 +46,21 @@ export const settingsSchema = z.strictObject({
   /** GF_TIMEOUT_MS: connect+headers+body timeout per request. @default 15000 */
   timeoutMs: z.coerce.number().int().min(100).default(15000),
   /** GF_MAX_BODY_BYTES: body size cap for pages. @default 10485760 */
-  maxBodyBytes: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
+  maxBodyBytes: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(10 * 1024 * 1024),
   /** GF_MAX_REDIRECTS @default 10 */
   maxRedirects: z.coerce.number().int().min(0).max(50).default(10),
   /** GF_IMAGE_MIN_SIZE: pictures smaller than this (px, both sides, when known) or bytes/10 are skipped. @default 100 */
   imageMinSize: z.coerce.number().int().min(0).default(100),
   /** GF_IMAGE_MAX_BYTES @default 10485760 */
-  imageMaxBytes: z.coerce.number().int().min(1).default(10 * 1024 * 1024),
+  imageMaxBytes: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(10 * 1024 * 1024),
   /** GF_IMAGES_PER_PAGE @default 50 */
   imagesPerPage: z.coerce.number().int().min(0).default(50),
   /** GF_LOG_LEVEL @default info */
@@ -92,7 +109,11 @@ export function loadSettings(flags: Partial<Settings> = {}, env: NodeJS.ProcessE
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const key = String(issue?.path[0] ?? '?') as keyof Settings;
-    throw new ConfigError(settingsEnv[key] ?? key, issue?.message ?? 'invalid', 'see .env.example for the allowed values');
+    throw new ConfigError(
+      settingsEnv[key] ?? key,
+      issue?.message ?? 'invalid',
+      'see .env.example for the allowed values',
+    );
   }
   return Object.freeze(parsed.data);
 }
@@ -135,11 +156,17 @@ export const catalogSettingsSchema = z.strictObject({
 
 /** Merge a partial over defaults and validate; `file` is always on and always first. */
 export function resolveCatalogSettings(partial: Partial<CatalogSettings> = {}): CatalogSettings {
-  const merged = { ...defaultCatalogSettings, ...Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined)) };
+  const merged = {
+    ...defaultCatalogSettings,
+    ...Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined)),
+  };
   const parsed = catalogSettingsSchema.safeParse(merged);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ConfigError(`--${String(issue?.path[0] ?? '?').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, issue?.message ?? 'invalid');
+    throw new ConfigError(
+      `--${String(issue?.path[0] ?? '?').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+      issue?.message ?? 'invalid',
+    );
   }
   const layers = new Set(parsed.data.outputs);
   layers.add('file');

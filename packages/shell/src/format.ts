@@ -39,17 +39,29 @@ export function formatSummary(r: RunReport): string {
   if (breakdown) lines.push(`drops: ${breakdown}`);
   lines.push(
     `outputs: ${Object.entries(r.outputs)
-      .map(([layer, s]) => `${layer} ${n(s.written)}${s.failed ? ` (failed ${n(s.failed)}: ${s.lastError ?? ''})` : ''}`)
+      .map(
+        ([layer, s]) => `${layer} ${n(s.written)}${s.failed ? ` (failed ${n(s.failed)}: ${s.lastError ?? ''})` : ''}`,
+      )
       .join(' · ')}`,
   );
-  if (r.embedding) lines.push(`embedding: ${r.embedding.model} (${r.embedding.dims}-d), ${n(r.embedding.chunks)} chunks, ${r.embedding.msPerPage} ms/page`);
+  if (r.embedding)
+    lines.push(
+      `embedding: ${r.embedding.model} (${r.embedding.dims}-d), ${n(r.embedding.chunks)} chunks, ${r.embedding.msPerPage} ms/page`,
+    );
   lines.push(`ending: ${r.ending.reason} — ${r.ending.note ?? ''}`);
   if (r.path) lines.push(`report: ${r.path}`);
   if (r.ending.published) lines.push(`next: greenfinger search "<words>" --catalog "${r.catalog}"`);
   return `${lines.join('\n')}\n`;
 }
 
-const strip = (h: string): string => h.replace(/<\/?em>/g, '*').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+const strip = (h: string): string =>
+  h
+    .replace(/<\/?em>/g, '*')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 
 export function formatResults(r: SearchResponse): string {
   if (r.results.length === 0) return `no results (${r.mode})\n`;
@@ -57,12 +69,17 @@ export function formatResults(r: SearchResponse): string {
     const hl = h.highlights[0] ? `\n     ${strip(h.highlights[0]).replace(/\s+/g, ' ').slice(0, 200)}` : '';
     return `${String(i + 1).padStart(3)}. ${h.title}\n     ${h.url}  [${h.catalog} v${h.version}, score ${h.score.toFixed(3)}]${hl}`;
   });
-  lines.push(`${r.mode}: ${r.results.length} of ${n(r.total)} in ${r.elapsedMs} ms${r.nextCursor ? ` — next page: --cursor ${r.nextCursor}` : ''}`);
+  lines.push(
+    `${r.mode}: ${r.results.length} of ${n(r.total)} in ${r.elapsedMs} ms${r.nextCursor ? ` — next page: --cursor ${r.nextCursor}` : ''}`,
+  );
   return `${lines.join('\n')}\n`;
 }
 
 const FIXES: Array<[RegExp, string]> = [
-  [/could not be fetched|UNREACHABLE|NOTFOUND|BAD_STATUS/, 'check that the site is up and --url / --start-url are right'],
+  [
+    /could not be fetched|UNREACHABLE|NOTFOUND|BAD_STATUS/,
+    'check that the site is up and --url / --start-url are right',
+  ],
   [/ROBOTS_TXT/, 'crawl a site that allows it, or pass --no-robots for a site you own'],
   [/KNOWN/, 'it is already in this version: search it, or see `greenfinger help`'],
   [/OUT_OF_SCOPE/, '--start-url must sit under --url'],
@@ -72,9 +89,11 @@ const FIXES: Array<[RegExp, string]> = [
 
 /** Why a crawl saved nothing, in one line with the fix: the fate of its start url, from the report's examples. */
 export function explainNothingSaved(r: RunReport): string {
-  if (r.ending.reason === 'interrupted') return 'nothing was saved: the crawl was stopped before any page was kept — run it again to continue';
+  if (r.ending.reason === 'interrupted')
+    return 'nothing was saved: the crawl was stopped before any page was kept — run it again to continue';
   const start = Object.entries(r.examples).find(([, example]) => example.startsWith(r.startUrl));
-  if (!start) return `nothing was saved: every url was dropped (${rejectedBreakdown(r)}) — see the report ${r.path ?? ''}`;
+  if (!start)
+    return `nothing was saved: every url was dropped (${rejectedBreakdown(r)}) — see the report ${r.path ?? ''}`;
   const [key, example] = start;
   const fix = FIXES.find(([re]) => re.test(example) || re.test(key))?.[1] ?? `see the report ${r.path ?? ''}`;
   return `nothing was saved: the start url was dropped as ${key.replace(/^REJECTED_/, '').toLowerCase()} (${example}) — ${fix}`;

@@ -1,2 +1,2 @@
-export { buildProgram, main, VERSION } from './program.js';
 export { formatProgress, formatResults, formatSummary } from './format.js';
+export { buildProgram, main, VERSION } from './program.js';

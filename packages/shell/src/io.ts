@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CrawlerError, ConfigError, createLogger, type Logger, silentLogger } from '@greenfinger/core';
+import { ConfigError, CrawlerError, createLogger, type Logger, silentLogger } from '@greenfinger/core';
 
 /** Exit codes: 0 ok, 1 the work failed (or saved nothing), 2 wrong use. */
 export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
@@ -22,11 +22,15 @@ export const processIo: Io = {
 export function reportError(io: Io, err: unknown): number {
   if (err instanceof CrawlerError) {
     io.err(`greenfinger: ${err.toLine()}\n`);
-    return err instanceof ConfigError || err.code === 'BAD_INPUT' || err.code === 'NOT_FOUND' || err.code === 'CONFIG' ? EXIT.usage : EXIT.failed;
+    return err instanceof ConfigError || err.code === 'BAD_INPUT' || err.code === 'NOT_FOUND' || err.code === 'CONFIG'
+      ? EXIT.usage
+      : EXIT.failed;
   }
   const e = err as NodeJS.ErrnoException;
   if (e?.code === 'EACCES' || e?.code === 'EROFS' || e?.code === 'EPERM') {
-    io.err(`greenfinger: cannot write ${e.path ?? 'the data directory'} (${e.code}) — make it writable, or choose another with --data DIR\n`);
+    io.err(
+      `greenfinger: cannot write ${e.path ?? 'the data directory'} (${e.code}) — make it writable, or choose another with --data DIR\n`,
+    );
     return EXIT.failed;
   }
   io.err(`greenfinger: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -44,7 +48,11 @@ export function commandLogger(dataStore: string | undefined, options: { verbose?
   try {
     mkdirSync(dir, { recursive: true });
   } catch (err) {
-    throw new ConfigError('--data', `cannot create ${dir} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, 'make the data directory writable, or choose another with --data DIR');
+    throw new ConfigError(
+      '--data',
+      `cannot create ${dir} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+      'make the data directory writable, or choose another with --data DIR',
+    );
   }
   return createLogger({ destination: join(dir, 'greenfinger.log') });
 }

@@ -8,7 +8,8 @@ export const VERSION = '0.1.0';
 export function intArg(name: string, min: number) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`${name} must be a whole number ≥ ${min}, got "${value}"`);
+    if (!Number.isInteger(n) || n < min)
+      throw new InvalidArgumentError(`${name} must be a whole number ≥ ${min}, got "${value}"`);
     return n;
   };
 }
@@ -16,14 +17,21 @@ export function intArg(name: string, min: number) {
 export function numberArg(name: string, min: number) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isFinite(n) || n < min) throw new InvalidArgumentError(`${name} must be a number ≥ ${min}, got "${value}"`);
+    if (!Number.isFinite(n) || n < min)
+      throw new InvalidArgumentError(`${name} must be a number ≥ ${min}, got "${value}"`);
     return n;
   };
 }
 
 /** Repeatable, comma-separated list options. */
 export function listArg(value: string, previous: string[] = []): string[] {
-  return [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+  return [
+    ...previous,
+    ...value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  ];
 }
 
 export function buildProgram(io: Io, setCode: (code: number) => void): Command {
@@ -35,9 +43,13 @@ export function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .configureOutput({
       writeOut: (s) => io.out(s),
       writeErr: (s) => io.err(s),
-      outputError: (s, write) => write(`greenfinger: ${s.replace(/^error: /, '').trimEnd()} — see \`greenfinger help\`\n`),
+      outputError: (s, write) =>
+        write(`greenfinger: ${s.replace(/^error: /, '').trimEnd()} — see \`greenfinger help\`\n`),
     });
-  program.addHelpText('after', '\nExamples:\n  greenfinger crawl --url https://docs.example.com/\n  greenfinger search "json dumps" --mode words\n  greenfinger help crawl');
+  program.addHelpText(
+    'after',
+    '\nExamples:\n  greenfinger crawl --url https://docs.example.com/\n  greenfinger search "json dumps" --mode words\n  greenfinger help crawl',
+  );
   crawlCommand(program, io, setCode);
   searchCommand(program, io, setCode);
   return program;
@@ -53,7 +65,8 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     await program.parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help')
+        return EXIT.ok;
       return EXIT.usage;
     }
     return reportError(io, err);

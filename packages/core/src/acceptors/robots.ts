@@ -71,7 +71,12 @@ export class RobotsPolicy {
   /** Why this policy refuses, when it is not the file's own rules (e.g. robots.txt was unreachable). */
   readonly note: string | undefined;
 
-  constructor(rules: readonly RobotsRule[], crawlDelayMs: number | undefined, sitemaps: readonly string[], note?: string) {
+  constructor(
+    rules: readonly RobotsRule[],
+    crawlDelayMs: number | undefined,
+    sitemaps: readonly string[],
+    note?: string,
+  ) {
     this.#rules = rules;
     this.crawlDelayMs = crawlDelayMs;
     this.sitemaps = sitemaps;
@@ -301,7 +306,9 @@ export class HttpRobotsProvider implements RobotsProvider, AsyncDisposable {
     const unreachable = (why: string): RobotsPolicy => {
       this.#logger?.warn({ url: robotsUrl, policy: this.#onUnreachable }, `robots.txt unreachable (${why})`);
       return this.#onUnreachable === 'disallow'
-        ? RobotsPolicy.disallowAll(`${robotsUrl} could not be fetched (${why}), so the site counts as disallowing everything (RFC 9309)`)
+        ? RobotsPolicy.disallowAll(
+            `${robotsUrl} could not be fetched (${why}), so the site counts as disallowing everything (RFC 9309)`,
+          )
         : RobotsPolicy.allowAll();
     };
     let response: { status: number; text: string };

@@ -1,7 +1,18 @@
 import { Outcome } from '../outcomes.js';
 
 /** Which report bucket each outcome falls into. */
-const BUCKET: Record<Outcome, 'saved' | 'alreadySeen' | 'filtered' | 'unreachable' | 'duplicateContent' | 'failures' | 'abandoned' | 'unmodified' | 'redirected'> = {
+const BUCKET: Record<
+  Outcome,
+  | 'saved'
+  | 'alreadySeen'
+  | 'filtered'
+  | 'unreachable'
+  | 'duplicateContent'
+  | 'failures'
+  | 'abandoned'
+  | 'unmodified'
+  | 'redirected'
+> = {
   SAVED: 'saved',
   REJECTED_FILTER: 'filtered',
   REJECTED_ROBOTS_TXT: 'filtered',
@@ -45,7 +56,17 @@ export interface CounterSnapshot {
   elapsedMs: number;
 }
 
-const BUCKET_NAMES = ['saved','alreadySeen','filtered','unreachable','duplicateContent','failures','abandoned','unmodified','redirected'] as const;
+const BUCKET_NAMES = [
+  'saved',
+  'alreadySeen',
+  'filtered',
+  'unreachable',
+  'duplicateContent',
+  'failures',
+  'abandoned',
+  'unmodified',
+  'redirected',
+] as const;
 
 /** The run's counters: every url dispatched is handled exactly once, under one outcome. */
 export class Counters {
@@ -90,7 +111,8 @@ export class Counters {
       if (example !== undefined && this.examples[key] === undefined) this.examples[key] = example.slice(0, 500);
     }
     if (bucket === 'failures' || outcome === Outcome.REJECTED_UNREACHABLE) this.consecutiveFailures++;
-    else if (outcome === Outcome.SAVED || bucket === 'unmodified' || bucket === 'duplicateContent') this.consecutiveFailures = 0;
+    else if (outcome === Outcome.SAVED || bucket === 'unmodified' || bucket === 'duplicateContent')
+      this.consecutiveFailures = 0;
   }
 
   /**

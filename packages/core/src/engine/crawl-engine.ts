@@ -13,8 +13,8 @@ import { Outcome } from '../outcomes.js';
 import type { CompositeOutputChannel } from '../outputs/composite-output-channel.js';
 import type { PageImage } from '../outputs/output-channel.js';
 import type { ResourceRecordStore } from '../storage/record-store.js';
-import type { CrawlCoordinator } from './crawl-coordinator.js';
 import { type CounterSnapshot, Counters } from './counters.js';
+import type { CrawlCoordinator } from './crawl-coordinator.js';
 import { imageExtension, probeImageSize } from './image-probe.js';
 
 /** Per-host politeness: a slot to one host, released when the request is done. */
@@ -326,7 +326,9 @@ export class CrawlEngine {
       });
     } catch (err) {
       const outcome =
-        err instanceof FetchError && /too large/i.test(err.message) ? Outcome.REJECTED_TOO_LARGE : Outcome.REJECTED_UNREACHABLE;
+        err instanceof FetchError && /too large/i.test(err.message)
+          ? Outcome.REJECTED_TOO_LARGE
+          : Outcome.REJECTED_UNREACHABLE;
       this.#log.debug({ url: entry.url, err: errorMessage(err) }, 'fetch failed');
       return this.#done(completion, outcome, undefined, errorMessage(err));
     }
@@ -334,13 +336,19 @@ export class CrawlEngine {
     if (result.status >= 300 && result.status < 400 && result.status !== 304) {
       const location = result.headers.location;
       if (location) await this.offer([location], entry.depth, entry.url, -1);
-      return this.#done(completion, Outcome.REJECTED_REDIRECT, undefined, `HTTP ${result.status} to ${location ?? '(no Location)'}`);
+      return this.#done(
+        completion,
+        Outcome.REJECTED_REDIRECT,
+        undefined,
+        `HTTP ${result.status} to ${location ?? '(no Location)'}`,
+      );
     }
     if (result.status === 304) return this.#done(completion, Outcome.REJECTED_UNMODIFIED);
     if (result.status === 404 || result.status === 410) {
       return this.#done(completion, Outcome.REJECTED_NOTFOUND, undefined, `HTTP ${result.status}`);
     }
-    if (result.status >= 400) return this.#done(completion, Outcome.REJECTED_BAD_STATUS, String(result.status), `HTTP ${result.status}`);
+    if (result.status >= 400)
+      return this.#done(completion, Outcome.REJECTED_BAD_STATUS, String(result.status), `HTTP ${result.status}`);
     if (!isMarkup(result.contentType) || result.text === undefined) {
       return this.#done(completion, Outcome.REJECTED_NOT_MARKUP, result.contentType.split(';')[0] || 'unknown');
     }
@@ -367,7 +375,7 @@ export class CrawlEngine {
       this.counters.abandon();
       return;
     }
-    const images = d.catalog.settings.images ? await this.#images(content, resourceId, entry.url) : [];
+    const images = d.catalog.settings.images ? await this.#images(content, entry.url) : [];
     const now = new Date().toISOString();
     const resource: ResourceRow = {
       id: resourceId,
@@ -391,7 +399,14 @@ export class CrawlEngine {
       fetchedAt: now,
     };
     try {
-      await d.outputs.write({ catalog: d.catalog, version: d.version, resource, html: result.body, text: content.text, images });
+      await d.outputs.write({
+        catalog: d.catalog,
+        version: d.version,
+        resource,
+        html: result.body,
+        text: content.text,
+        images,
+      });
     } catch (err) {
       this.#log.warn({ err, url: entry.url }, 'page not saved');
       return this.#done(completion, Outcome.REJECTED_ERROR, 'file');
@@ -425,7 +440,7 @@ export class CrawlEngine {
   }
 
   /** Pictures of one page: fetched once per run, stored once per version by content hash. */
-  async #images(content: ExtractedContent, resourceId: string, pageUrl: string): Promise<PageImage[]> {
+  async #images(content: ExtractedContent, pageUrl: string): Promise<PageImage[]> {
     const d = this.#d;
     const min = d.settings.imageMinSize;
     const out: PageImage[] = [];
@@ -451,7 +466,6 @@ export class CrawlEngine {
     return out;
   }
 
-
   async #fetchImage(url: string, alt: string, surroundingText: string): Promise<PageImage | undefined> {
     const d = this.#d;
     let result: FetchResult;
@@ -461,7 +475,8 @@ export class CrawlEngine {
       this.#log.debug({ url, err: errorMessage(err) }, 'image fetch failed');
       return undefined;
     }
-    if (result.status !== 200 || result.body.length === 0 || result.body.length > d.settings.imageMaxBytes) return undefined;
+    if (result.status !== 200 || result.body.length === 0 || result.body.length > d.settings.imageMaxBytes)
+      return undefined;
     const type = result.contentType.split(';')[0]?.trim().toLowerCase() ?? '';
     const probe = probeImageSize(result.body);
     if (!type.startsWith('image/') && !probe) return undefined;

@@ -1,11 +1,14 @@
 /** Width and height read from the first bytes of a PNG, GIF, JPEG or WebP; undefined when unknown. */
 export function probeImageSize(b: Buffer): { width: number; height: number; ext: string } | undefined {
-  if (b.length >= 24 && b.readUInt32BE(0) === 0x89504e47) return { width: b.readUInt32BE(16), height: b.readUInt32BE(20), ext: 'png' };
-  if (b.length >= 10 && b.toString('latin1', 0, 3) === 'GIF') return { width: b.readUInt16LE(6), height: b.readUInt16LE(8), ext: 'gif' };
+  if (b.length >= 24 && b.readUInt32BE(0) === 0x89504e47)
+    return { width: b.readUInt32BE(16), height: b.readUInt32BE(20), ext: 'png' };
+  if (b.length >= 10 && b.toString('latin1', 0, 3) === 'GIF')
+    return { width: b.readUInt16LE(6), height: b.readUInt16LE(8), ext: 'gif' };
   if (b.length >= 30 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP') {
     const kind = b.toString('latin1', 12, 16);
     if (kind === 'VP8X') return { width: 1 + b.readUIntLE(24, 3), height: 1 + b.readUIntLE(27, 3), ext: 'webp' };
-    if (kind === 'VP8 ') return { width: b.readUInt16LE(26) & 0x3fff, height: b.readUInt16LE(28) & 0x3fff, ext: 'webp' };
+    if (kind === 'VP8 ')
+      return { width: b.readUInt16LE(26) & 0x3fff, height: b.readUInt16LE(28) & 0x3fff, ext: 'webp' };
     if (kind === 'VP8L') {
       const bits = b.readUInt32LE(21);
       return { width: (bits & 0x3fff) + 1, height: ((bits >> 14) & 0x3fff) + 1, ext: 'webp' };

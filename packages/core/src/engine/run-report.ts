@@ -1,6 +1,6 @@
 import type { Catalog, CrawlAction, RunReport } from '../model.js';
-import type { CrawlResult, EndReason } from './crawl-engine.js';
 import type { ChannelStats } from '../outputs/composite-output-channel.js';
+import type { CrawlResult, EndReason } from './crawl-engine.js';
 
 const NOTES: Record<EndReason, string> = {
   'frontier-drained': 'every reachable url was handled; the version is published',
@@ -13,7 +13,10 @@ const NOTES: Record<EndReason, string> = {
 
 /** `20261130T160412Z`: sortable, safe in a file name. */
 export function reportStamp(date: Date): string {
-  return date.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return date
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
 }
 
 export function buildRunReport(input: {

@@ -49,7 +49,11 @@ export function levelError(err: unknown, dir: string, label: LevelStoreLabel, do
   const detail = deepestMessage(err);
   // An IO error while opening an existing store that is not about space or permissions means its files are
   // damaged (a truncated CURRENT or MANIFEST, a missing table file).
-  if (code === 'LEVEL_IO_ERROR' && doing === 'opening' && !/no space|permission|read-only|EACCES|ENOSPC|EROFS/i.test(detail)) {
+  if (
+    code === 'LEVEL_IO_ERROR' &&
+    doing === 'opening' &&
+    !/no space|permission|read-only|EACCES|ENOSPC|EROFS/i.test(detail)
+  ) {
     return new CrawlerError('CORRUPT', `${label.what} at ${dir} is damaged and cannot be read (${detail})`, {
       cause: err,
       fix: label.corruptFix,

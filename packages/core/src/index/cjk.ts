@@ -22,5 +22,8 @@ export function unsegmentCjk(text: string): string {
 /** A query word split into the tokens the index holds: CJK characters one by one, other runs whole. */
 export function queryTokens(word: string): string[] {
   if (!HAS_CJK.test(word)) return [word];
-  return segmentCjk(word).split(ZWSP).flatMap((part) => (HAS_CJK.test(part) ? [...part] : [part])).filter(Boolean);
+  return segmentCjk(word)
+    .split(ZWSP)
+    .flatMap((part) => (HAS_CJK.test(part) ? [...part] : [part]))
+    .filter(Boolean);
 }

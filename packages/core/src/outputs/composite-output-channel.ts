@@ -43,7 +43,10 @@ export class CompositeOutputChannel {
         stats.failed++;
         stats.lastError = errorMessage(err);
         if (channel.layer === 'file') throw new StageError('file', `cannot write ${page.resource.url}`, err);
-        this.#log.warn({ err, layer: channel.layer, url: page.resource.url }, 'output channel failed; replay can fill it');
+        this.#log.warn(
+          { err, layer: channel.layer, url: page.resource.url },
+          'output channel failed; replay can fill it',
+        );
       }
     }
   }
@@ -70,7 +73,11 @@ export class CompositeOutputChannel {
       const own = channel.counts();
       const caught = this.#errors[channel.layer] as ChannelStats;
       const lastError = caught.lastError ?? own.lastError;
-      out[channel.layer] = { written: own.written, failed: own.failed + caught.failed, ...(lastError ? { lastError } : {}) };
+      out[channel.layer] = {
+        written: own.written,
+        failed: own.failed + caught.failed,
+        ...(lastError ? { lastError } : {}),
+      };
     }
     return out;
   }

@@ -1,4 +1,4 @@
-import type { SearchIndex, IndexDocument } from '../index/search-index.js';
+import type { IndexDocument, SearchIndex } from '../index/search-index.js';
 import type { CrawledPage, OutputChannel } from './output-channel.js';
 
 /** Build the self-contained index document of a page: search renders a result without a join. */
@@ -66,7 +66,9 @@ export class IndexOutputChannel implements OutputChannel {
   }
 
   async deleteVersion(catalogId: string, version: number, dryRun: boolean): Promise<{ count: number; bytes: number }> {
-    const count = dryRun ? await this.#index.countVersion(catalogId, version) : await this.#index.deleteVersion(catalogId, version);
+    const count = dryRun
+      ? await this.#index.countVersion(catalogId, version)
+      : await this.#index.deleteVersion(catalogId, version);
     return { count, bytes: 0 };
   }
 

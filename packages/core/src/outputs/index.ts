@@ -1,5 +1,5 @@
-export type * from './output-channel.js';
+export * from './composite-output-channel.js';
 export * from './file-output-channel.js';
 export * from './index-output-channel.js';
+export type * from './output-channel.js';
 export * from './vector-output-channel.js';
-export * from './composite-output-channel.js';

@@ -1,5 +1,5 @@
-import { ids } from '../ids.js';
 import type { EmbeddingClient } from '../embeddings/embedding-client.js';
+import { ids } from '../ids.js';
 import type { VectorPoint, VectorStore } from '../vector/vector-store.js';
 import type { CrawledPage, OutputChannel } from './output-channel.js';
 
@@ -127,7 +127,9 @@ export class VectorOutputChannel implements OutputChannel {
   }
 
   async deleteVersion(catalogId: string, version: number, dryRun: boolean): Promise<{ count: number; bytes: number }> {
-    const count = dryRun ? await this.#store.countVersion(catalogId, version) : await this.#store.deleteVersion(catalogId, version);
+    const count = dryRun
+      ? await this.#store.countVersion(catalogId, version)
+      : await this.#store.deleteVersion(catalogId, version);
     return { count, bytes: 0 };
   }
 

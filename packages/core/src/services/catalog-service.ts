@@ -35,7 +35,11 @@ export class CatalogService {
     const startUrl = def.startUrl ? parseUserUrl(def.startUrl, '--start-url') : url;
     const name = (def.name ?? existing?.name ?? new URL(url).host).trim();
     if (!/^[\p{L}\p{N}._:-][\p{L}\p{N} ._:-]{0,99}$/u.test(name)) {
-      throw new ConfigError('--name', `"${name}" is not a usable catalog name`, 'use letters, digits, spaces, dots, dashes or colons (at most 100)');
+      throw new ConfigError(
+        '--name',
+        `"${name}" is not a usable catalog name`,
+        'use letters, digits, spaces, dots, dashes or colons (at most 100)',
+      );
     }
     const settings = resolveCatalogSettings({ ...existing?.settings, ...def.settings });
     const now = new Date().toISOString();
@@ -58,7 +62,9 @@ export class CatalogService {
         `${startUrl} is not under --url ${url}`,
         'the url is the identity and the boundary of a catalog and the start url must sit under it; ' +
           'pointing --url deep into a site puts the rest out of scope, the usual reason a crawl saves exactly one page — ' +
-          'give --url the site root (e.g. ' + new URL(url).origin + '/) and --start-url the page to begin at',
+          'give --url the site root (e.g. ' +
+          new URL(url).origin +
+          '/) and --start-url the page to begin at',
       );
     }
     return catalog;
@@ -77,10 +83,21 @@ export class CatalogService {
 
   async update(id: string, def: Partial<CatalogDefinition>): Promise<Catalog> {
     const existing = await this.get({ id });
-    const catalog = this.build({ url: def.url ?? existing.url, startUrl: def.startUrl ?? existing.startUrl, name: def.name, settings: def.settings }, existing);
+    const catalog = this.build(
+      {
+        url: def.url ?? existing.url,
+        startUrl: def.startUrl ?? existing.startUrl,
+        name: def.name,
+        settings: def.settings,
+      },
+      existing,
+    );
     if (catalog.name !== existing.name) {
       const clash = await this.#store.findByName(catalog.name);
-      if (clash && clash.id !== catalog.id) throw new CrawlerError('CONFLICT', `a catalog named "${catalog.name}" already exists`, { fix: 'pick another --name' });
+      if (clash && clash.id !== catalog.id)
+        throw new CrawlerError('CONFLICT', `a catalog named "${catalog.name}" already exists`, {
+          fix: 'pick another --name',
+        });
     }
     await this.#store.update(catalog);
     return catalog;
@@ -96,23 +113,35 @@ export class CatalogService {
     const found = await this.find(ref);
     if (!found) {
       const what = ref.id ? `id ${ref.id}` : ref.name ? `name "${ref.name}"` : `url ${ref.url}`;
-      throw new CrawlerError('NOT_FOUND', `no catalog with ${what}`, { fix: 'run `greenfinger catalogs` to list them, or crawl --url <site> to create one' });
+      throw new CrawlerError('NOT_FOUND', `no catalog with ${what}`, {
+        fix: 'run `greenfinger catalogs` to list them, or crawl --url <site> to create one',
+      });
     }
     return found;
   }
 
   async find(ref: CatalogRef): Promise<Catalog | undefined> {
     const given = [ref.id, ref.name, ref.url].filter((v) => v !== undefined && v !== '');
-    if (given.length !== 1) throw new ConfigError('--id/--name/--url', 'name exactly one catalog', 'give one of --id, --name or --url');
+    if (given.length !== 1)
+      throw new ConfigError('--id/--name/--url', 'name exactly one catalog', 'give one of --id, --name or --url');
     if (ref.id) {
-      if (!isUuid(ref.id)) throw new ConfigError('--id', `"${ref.id}" is not a catalog id (a 36-character UUID)`, 'to name a catalog by its name use --name');
+      if (!isUuid(ref.id))
+        throw new ConfigError(
+          '--id',
+          `"${ref.id}" is not a catalog id (a 36-character UUID)`,
+          'to name a catalog by its name use --name',
+        );
       return this.#store.get(ref.id);
     }
     if (ref.name) return this.#store.findByName(ref.name);
     const url = parseUserUrl(ref.url as string, '--url');
     const matches = await this.#store.findByUrl(url);
     if (matches.length > 1) {
-      throw new CrawlerError('CONFLICT', `${matches.length} catalogs have url ${url}: ${matches.map((c) => c.name).join(', ')}`, { fix: 'name one with --name or --id' });
+      throw new CrawlerError(
+        'CONFLICT',
+        `${matches.length} catalogs have url ${url}: ${matches.map((c) => c.name).join(', ')}`,
+        { fix: 'name one with --name or --id' },
+      );
     }
     return matches[0];
   }

@@ -5,9 +5,9 @@ import { ExtractPool } from '../content/extract-pool.js';
 import { createContentDedup } from '../dedup/content-dedup.js';
 import { LevelUrlFilter } from '../dedup/level-url-filter.js';
 import type { ContentDedupFilter, ExistingUrlPathFilter } from '../dedup/url-filter.js';
-import { LocalCrawlCoordinator, type CrawlCoordinator } from '../engine/crawl-coordinator.js';
-import { CrawlEngine, type CrawlResult } from '../engine/crawl-engine.js';
 import type { CounterSnapshot } from '../engine/counters.js';
+import { type CrawlCoordinator, LocalCrawlCoordinator } from '../engine/crawl-coordinator.js';
+import { CrawlEngine, type CrawlResult } from '../engine/crawl-engine.js';
 import { buildRunReport, reportStamp } from '../engine/run-report.js';
 import { CrawlerError } from '../errors.js';
 import { HttpExtractor } from '../fetch/http-extractor.js';
@@ -72,10 +72,14 @@ export class CrawlService {
 
   #filters(): Promise<[ExistingUrlPathFilter, ContentDedupFilter]> {
     const { layout, settings } = this.#gf;
-    const urlFilter = (this.#urlFilter ??= LevelUrlFilter.open(layout.urlDedupDir));
-    const contentDedup = (this.#contentDedup ??= createContentDedup(settings.contentDedup, layout.contentDedupDir, {
-      maxDistance: settings.simhashDistance,
-    }));
+    if (!this.#urlFilter) this.#urlFilter = LevelUrlFilter.open(layout.urlDedupDir);
+    if (!this.#contentDedup) {
+      this.#contentDedup = createContentDedup(settings.contentDedup, layout.contentDedupDir, {
+        maxDistance: settings.simhashDistance,
+      });
+    }
+    const urlFilter = this.#urlFilter;
+    const contentDedup = this.#contentDedup;
     return Promise.all([urlFilter, contentDedup]);
   }
 
@@ -95,17 +99,28 @@ export class CrawlService {
       }
       if (!req.url) return { catalog: await catalogs.get({ name: req.name }), created: false };
     }
-    if (!req.url) throw new CrawlerError('BAD_INPUT', 'no catalog named', { fix: 'give --url <site> (creates it) or --id / --name of an existing catalog' });
+    if (!req.url)
+      throw new CrawlerError('BAD_INPUT', 'no catalog named', {
+        fix: 'give --url <site> (creates it) or --id / --name of an existing catalog',
+      });
     if (!req.name) {
       const byUrl = await catalogs.find({ url: req.url });
       if (byUrl) {
         if (req.startUrl && normalizeUrl(req.startUrl) !== byUrl.startUrl) {
-          return { catalog: await catalogs.update(byUrl.id, { startUrl: req.startUrl, settings: req.settings }), created: false };
+          return {
+            catalog: await catalogs.update(byUrl.id, { startUrl: req.startUrl, settings: req.settings }),
+            created: false,
+          };
         }
         return { catalog: await this.#applySettings(byUrl, req), created: false };
       }
     }
-    const catalog = await catalogs.create({ url: req.url, startUrl: req.startUrl, name: req.name, settings: req.settings });
+    const catalog = await catalogs.create({
+      url: req.url,
+      startUrl: req.startUrl,
+      name: req.name,
+      settings: req.settings,
+    });
     return { catalog, created: true };
   }
 
@@ -124,7 +139,10 @@ export class CrawlService {
     let catalog = resolved;
     try {
       if (catalog.runningState !== 'none') {
-        gf.log.warn({ catalogId: catalog.id, state: catalog.runningState }, 'resetting the state a stopped process left behind');
+        gf.log.warn(
+          { catalogId: catalog.id, state: catalog.runningState },
+          'resetting the state a stopped process left behind',
+        );
       }
       const version = catalog.indexVersion;
       catalog = { ...catalog, runningState: action };
@@ -138,14 +156,23 @@ export class CrawlService {
     }
   }
 
-  async #run(catalog: Catalog, version: number, action: CrawlAction, req: CrawlRequest, created: boolean): Promise<RunReport> {
+  async #run(
+    catalog: Catalog,
+    version: number,
+    action: CrawlAction,
+    req: CrawlRequest,
+    created: boolean,
+  ): Promise<RunReport> {
     const gf = this.#gf;
     const { settings, layout, log } = gf;
     const s = catalog.settings;
     const db = await gf.database();
     const [urlFilter, contentDedup] = await this.#filters();
     const frontier = await LevelFrontier.open(layout.frontierDir(catalog.id, version));
-    const page = new HttpExtractor({ settings: { ...settings, maxRedirects: 0 }, connectionsPerOrigin: Math.max(s.hostConcurrency, 2) });
+    const page = new HttpExtractor({
+      settings: { ...settings, maxRedirects: 0 },
+      connectionsPerOrigin: Math.max(s.hostConcurrency, 2),
+    });
     const pageFetcher = withRetry(page, { retries: s.maxRetries });
     const following = new HttpExtractor({ settings, connectionsPerOrigin: Math.max(s.hostConcurrency, 2) });
     const imageFetcher = withRetry(following, { retries: s.maxRetries });
@@ -154,7 +181,9 @@ export class CrawlService {
       const r = await following.fetch(url);
       return { status: r.status, text: r.text ?? r.body.toString('utf8') };
     };
-    const robots = s.robots ? new HttpRobotsProvider({ fetch: robotsFetch, userAgent: settings.userAgent, logger: log }) : undefined;
+    const robots = s.robots
+      ? new HttpRobotsProvider({ fetch: robotsFetch, userAgent: settings.userAgent, logger: log })
+      : undefined;
     const politeness = new HostPoliteness({ maxPerHost: s.hostConcurrency, minIntervalMs: s.intervalMs });
     const pool = new ExtractPool({ workers: settings.workers });
 
@@ -166,7 +195,12 @@ export class CrawlService {
       const client = await gf.embedding();
       embeddingNote = client.describe();
       vectorChannel = new VectorOutputChannel(client, await gf.vectors(), {
-        chunk: (text) => chunkText(text, { chunkSize: settings.chunkSize, overlap: settings.chunkOverlap, maxChunks: settings.maxChunks }),
+        chunk: (text) =>
+          chunkText(text, {
+            chunkSize: settings.chunkSize,
+            overlap: settings.chunkOverlap,
+            maxChunks: settings.maxChunks,
+          }),
       });
       channels.push(vectorChannel);
     }
@@ -200,7 +234,9 @@ export class CrawlService {
       records: db.resources,
       robots,
       sitemapUrls: async () =>
-        (await discoverSitemapUrls({ siteUrl: catalog.startUrl, fetch: robotsFetch, robots, logger: log })).urls.map((e) => e.loc),
+        (await discoverSitemapUrls({ siteUrl: catalog.startUrl, fetch: robotsFetch, robots, logger: log })).urls.map(
+          (e) => e.loc,
+        ),
       log,
       baseCounters: resuming && previous && !previous.published ? countersOf(previous.report) : undefined,
     });
@@ -223,7 +259,14 @@ export class CrawlService {
             rate = rate === 0 ? inst : rate * 0.7 + inst * 0.3;
             lastSaved = snap.saved;
             lastAt = now;
-            req.onProgress?.({ catalog: catalog.name, version, counters: snap, queued, active: engine.active, pagesPerSecond: rate });
+            req.onProgress?.({
+              catalog: catalog.name,
+              version,
+              counters: snap,
+              queued,
+              active: engine.active,
+              pagesPerSecond: rate,
+            });
           });
         }, req.progressIntervalMs ?? 500)
       : undefined;
@@ -267,7 +310,14 @@ export class CrawlService {
     const stamp = reportStamp(result.endedAt);
     report.path = keys.report(catalog.id, version, stamp, action, settings.node);
     await gf.blobs.put(report.path, `${JSON.stringify(report, null, 2)}\n`);
-    await db.resources.saveReport({ catalogId: catalog.id, version, action, published: result.published, report, createdAt: report.endedAt });
+    await db.resources.saveReport({
+      catalogId: catalog.id,
+      version,
+      action,
+      published: result.published,
+      report,
+      createdAt: report.endedAt,
+    });
 
     const catalogs = await gf.catalogs();
     const latest = (await catalogs.find({ id: catalog.id })) ?? catalog;
@@ -276,7 +326,13 @@ export class CrawlService {
     await this.#writeSettings(after, version, report);
     if (result.published) {
       const versions = await db.resources.versions(catalog.id);
-      await gf.published.publish({ catalogId: catalog.id, name: catalog.name, url: catalog.url, searchVersion: version, versions });
+      await gf.published.publish({
+        catalogId: catalog.id,
+        name: catalog.name,
+        url: catalog.url,
+        searchVersion: version,
+        versions,
+      });
     }
     return report;
   }
@@ -289,7 +345,16 @@ export class CrawlService {
       settings: catalog.settings,
       node: this.#gf.settings,
       published: catalog.searchVersion === version,
-      lastRun: report ? { action: report.action, endedAt: report.endedAt, produced: report.produced, urls: report.urls, ending: report.ending, report: report.path } : null,
+      lastRun: report
+        ? {
+            action: report.action,
+            endedAt: report.endedAt,
+            produced: report.produced,
+            urls: report.urls,
+            ending: report.ending,
+            report: report.path,
+          }
+        : null,
     };
     await this.#gf.blobs.put(keys.settings(catalog.id, version), `${JSON.stringify(doc, null, 2)}\n`);
   }

@@ -1,19 +1,19 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { loadSettings, type Settings } from '../config.js';
+import { createEmbeddingClient } from '../embeddings/create-embedding-client.js';
+import type { EmbeddingClient } from '../embeddings/embedding-client.js';
+import { PublishedCatalogs } from '../index/catalog-registry.js';
+import type { SearchIndex } from '../index/search-index.js';
+import { SqliteFtsIndex } from '../index/sqlite-fts-index.js';
 import { DataLayout } from '../layout.js';
 import { silentLogger } from '../logger.js';
-import { PublishedCatalogs } from '../index/catalog-registry.js';
-import { SqliteFtsIndex } from '../index/sqlite-fts-index.js';
-import type { SearchIndex } from '../index/search-index.js';
-import type { EmbeddingClient } from '../embeddings/embedding-client.js';
-import { createEmbeddingClient } from '../embeddings/create-embedding-client.js';
-import type { VectorStore } from '../vector/vector-store.js';
-import { SqliteVecStore } from '../vector/sqlite-vec-store.js';
-import { LocalBlobStore } from '../storage/local-blob-store.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { createRecordDatabase } from '../storage/create-record-database.js';
+import { LocalBlobStore } from '../storage/local-blob-store.js';
 import type { RecordDatabase } from '../storage/record-store.js';
+import { SqliteVecStore } from '../vector/sqlite-vec-store.js';
+import type { VectorStore } from '../vector/vector-store.js';
 import { CatalogService } from './catalog-service.js';
 import { CrawlService } from './crawl-service.js';
 import { SearchService } from './search-service.js';
@@ -88,13 +88,18 @@ export class Greenfinger {
   }
 
   index(): SearchIndex {
-    this.#index ??= this.#components.searchIndex?.(this) ?? new SqliteFtsIndex({ root: this.layout.indexRoot, prefix: this.settings.indexPrefix });
+    this.#index ??=
+      this.#components.searchIndex?.(this) ??
+      new SqliteFtsIndex({ root: this.layout.indexRoot, prefix: this.settings.indexPrefix });
     return this.#index;
   }
 
   /** The text embedding client (loaded on first use, off the event loop). */
   embedding(): Promise<EmbeddingClient> {
-    const embedding = (this.#embedding ??= this.#components.embeddingClient?.(this) ?? createEmbeddingClient(this.settings));
+    if (!this.#embedding) {
+      this.#embedding = this.#components.embeddingClient?.(this) ?? createEmbeddingClient(this.settings);
+    }
+    const embedding = this.#embedding;
     return embedding;
   }
 
@@ -104,7 +109,11 @@ export class Greenfinger {
       const client = await this.embedding();
       this.#vectors =
         this.#components.vectorStore?.(this, client.dims) ??
-        new SqliteVecStore({ root: join(this.layout.user, 'vector'), collection: this.settings.vectorCollection, dims: client.dims });
+        new SqliteVecStore({
+          root: join(this.layout.user, 'vector'),
+          collection: this.settings.vectorCollection,
+          dims: client.dims,
+        });
     }
     return this.#vectors;
   }

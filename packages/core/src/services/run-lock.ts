@@ -35,13 +35,19 @@ export class RunLock {
       }
       const holder = await readHolder(file);
       if (holder && holder.host === hostname() && isAlive(holder.pid) && holder.pid !== process.pid) {
-        throw new CrawlerError('CONFLICT', `catalog ${catalogId} is being crawled by process ${holder.pid} since ${holder.since}`, {
-          fix: 'wait for it to finish, or stop it (Ctrl-C / pause) first',
-        });
+        throw new CrawlerError(
+          'CONFLICT',
+          `catalog ${catalogId} is being crawled by process ${holder.pid} since ${holder.since}`,
+          {
+            fix: 'wait for it to finish, or stop it (Ctrl-C / pause) first',
+          },
+        );
       }
       await rm(file, { force: true });
     }
-    throw new CrawlerError('CONFLICT', `cannot take the run lock ${file}`, { fix: 'remove the file if no greenfinger process runs' });
+    throw new CrawlerError('CONFLICT', `cannot take the run lock ${file}`, {
+      fix: 'remove the file if no greenfinger process runs',
+    });
   }
 
   async release(): Promise<void> {

@@ -58,7 +58,9 @@ export class SearchService {
         const found = all.find((c) => c.catalogId === n || c.name === n);
         if (!found) {
           throw new CrawlerError('NOT_FOUND', `no published catalog "${n}"`, {
-            fix: all.length ? `published: ${all.map((c) => c.name).join(', ')}` : 'crawl a site first: greenfinger crawl --url <site>',
+            fix: all.length
+              ? `published: ${all.map((c) => c.name).join(', ')}`
+              : 'crawl a site first: greenfinger crawl --url <site>',
           });
         }
         chosen.push(found);
@@ -72,7 +74,9 @@ export class SearchService {
     const mode = req.mode ?? 'words';
     const size = req.size ?? 10;
     if (!Number.isInteger(size) || size < 1 || size > 1000) {
-      throw new CrawlerError('BAD_INPUT', `--size ${size} is out of range`, { fix: 'use a whole number from 1 to 1000' });
+      throw new CrawlerError('BAD_INPUT', `--size ${size} is out of range`, {
+        fix: 'use a whole number from 1 to 1000',
+      });
     }
     const published = await this.scopes(req.catalogs);
     if (published.length === 0) {
@@ -83,7 +87,9 @@ export class SearchService {
     const scopes = published.map((c) => ({ catalogId: c.catalogId, version: c.version }));
     const names = new Map(published.map((c) => [c.catalogId, c.name]));
     if (mode === 'words') {
-      const r = await this.#gf.index().search({ q: req.q, scopes, size, cursor: req.cursor, preferDetailPages: req.preferDetailPages });
+      const r = await this.#gf
+        .index()
+        .search({ q: req.q, scopes, size, cursor: req.cursor, preferDetailPages: req.preferDetailPages });
       return {
         mode,
         results: r.results.map((h) => ({
@@ -104,7 +110,9 @@ export class SearchService {
     }
     const offset = req.cursor ? Number.parseInt(req.cursor, 10) : 0;
     if (!Number.isInteger(offset) || offset < 0) {
-      throw new CrawlerError('BAD_INPUT', `cursor "${req.cursor}" is not an offset`, { fix: 'pass the nextCursor of the previous meaning search' });
+      throw new CrawlerError('BAD_INPUT', `cursor "${req.cursor}" is not an offset`, {
+        fix: 'pass the nextCursor of the previous meaning search',
+      });
     }
     const searcher = new VectorSearcher({ store: await this.#gf.vectors(), embedder: await this.#gf.embedding() });
     const r = await searcher.search({ q: req.q, scopes, size, offset, preferDetailPages: req.preferDetailPages });

@@ -23,7 +23,10 @@ export interface ResourceRecordStore {
   iterateResources(catalogId: string, version: number, batch?: number): AsyncIterable<ResourceRow[]>;
   iterateImages(catalogId: string, version: number, batch?: number): AsyncIterable<ImageRow[]>;
   imagesOfResource(resourceId: string): Promise<Array<ImageRow & { alt: string; surroundingText: string }>>;
-  count(catalogId: string, version: number): Promise<{ resources: number; images: number; resourceImages: number; reports: number }>;
+  count(
+    catalogId: string,
+    version: number,
+  ): Promise<{ resources: number; images: number; resourceImages: number; reports: number }>;
   /** Versions that have any rows, ascending. */
   versions(catalogId: string): Promise<number[]>;
   /** delete from t where catalog_id = ? and version = ? — no join; returns rows removed per table. */

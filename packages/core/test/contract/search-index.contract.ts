@@ -163,7 +163,9 @@ export function describeSearchIndexContract(
     it('takes each hit’s passage from its own document', async () => {
       const animals = ['badger', 'heron', 'marten', 'salmon', 'beaver'];
       await index.upsert(
-        animals.map((a, i) => doc({ title: `Page ${i}`, text: `Filler words come first. The river ${a} lives here. More filler.` })),
+        animals.map((a, i) =>
+          doc({ title: `Page ${i}`, text: `Filler words come first. The river ${a} lives here. More filler.` }),
+        ),
       );
       const r = await index.search(q({ q: 'river' }));
       expect(r.results).toHaveLength(animals.length);

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Greenfinger, type RunReport, fanout } from '@greenfinger/core';
+import { fanout, Greenfinger, type RunReport } from '@greenfinger/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureFacts } from '../support/fixture-facts.js';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
@@ -106,7 +106,10 @@ describe('crawl of the fixture site', () => {
     for (const path of fixtureFacts.savedPaths) {
       const page = fixtureFacts.pages.find((p) => p.path === path);
       const r = await gf.search.search({ q: page?.phrase as string, size: 5 });
-      expect(r.results.map((h) => new URL(h.url).pathname), page?.phrase).toContain(path);
+      expect(
+        r.results.map((h) => new URL(h.url).pathname),
+        page?.phrase,
+      ).toContain(path);
     }
     const meaning = await gf.search.search({ q: 'tomatoes and compost', mode: 'meaning', size: 5 });
     expect(meaning.results.length).toBeGreaterThan(0);

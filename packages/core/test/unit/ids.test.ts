@@ -1,10 +1,12 @@
-import { describe, expect, it } from 'vitest';
 import { fanout, ids, isUuid, urlHash, uuidv5, uuidv7 } from '@greenfinger/core';
+import { describe, expect, it } from 'vitest';
 
 describe('ids', () => {
   it('uuidv5 matches the RFC 9562 test vector', () => {
     // DNS namespace, "www.example.com" → 2ed6657d-e927-568b-95e1-2665a8aea6a2
-    expect(uuidv5('6ba7b810-9dad-11d1-80b4-00c04fd430c8', 'www.example.com')).toBe('2ed6657d-e927-568b-95e1-2665a8aea6a2');
+    expect(uuidv5('6ba7b810-9dad-11d1-80b4-00c04fd430c8', 'www.example.com')).toBe(
+      '2ed6657d-e927-568b-95e1-2665a8aea6a2',
+    );
   });
   it('uuidv7 is time ordered, version 7, 36 characters', () => {
     const a = uuidv7(1_700_000_000_000);

@@ -1,8 +1,14 @@
+import {
+  type CatalogSettings,
+  type CrawlProgress,
+  Greenfinger,
+  type OutputLayer,
+  type RunReport,
+} from '@greenfinger/core';
 import { type Command, Option } from 'commander';
-import { type CatalogSettings, type CrawlProgress, Greenfinger, type OutputLayer, type RunReport } from '@greenfinger/core';
-import { EXIT, type Io, commandLogger, reportError } from '../io.js';
-import { intArg, listArg, numberArg } from '../program.js';
 import { explainNothingSaved, formatProgress, formatSummary } from '../format.js';
+import { commandLogger, EXIT, type Io, reportError } from '../io.js';
+import { intArg, listArg, numberArg } from '../program.js';
 
 interface CrawlOptions {
   url?: string;
@@ -28,10 +34,15 @@ interface CrawlOptions {
 const OUTPUT_LAYERS = ['file', 'index', 'vector'];
 
 export function parseOutputs(value: string): OutputLayer[] {
-  const layers = value.split(/[+,]/).map((s) => s.trim()).filter(Boolean);
+  const layers = value
+    .split(/[+,]/)
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = layers.filter((l) => !OUTPUT_LAYERS.includes(l));
   if (bad.length > 0 || layers.length === 0) {
-    throw new Error(`--outputs: unknown layer "${bad.join(', ') || value}" — use file, index and vector joined by +, e.g. file+index`);
+    throw new Error(
+      `--outputs: unknown layer "${bad.join(', ') || value}" — use file, index and vector joined by +, e.g. file+index`,
+    );
   }
   return layers as OutputLayer[];
 }
@@ -82,7 +93,8 @@ async function runCrawl(opts: CrawlOptions, io: Io): Promise<number> {
   const onSignal = () => {
     interrupts++;
     if (interrupts === 1) {
-      if (!opts.json) io.err('\nstopping: finishing the pages in flight (Ctrl-C again to quit at once; nothing stored is lost)\n');
+      if (!opts.json)
+        io.err('\nstopping: finishing the pages in flight (Ctrl-C again to quit at once; nothing stored is lost)\n');
       controller.abort();
     } else {
       process.exit(EXIT.interrupted);
@@ -116,15 +128,18 @@ async function runCrawl(opts: CrawlOptions, io: Io): Promise<number> {
       signal: controller.signal,
       onStart: ({ catalog, version, created, embedding }) => {
         if (opts.json) return;
-        io.err(`${created ? 'created' : 'crawling'} catalog "${catalog.name}" (${catalog.id}) version ${version}: ${catalog.startUrl}\n`);
+        io.err(
+          `${created ? 'created' : 'crawling'} catalog "${catalog.name}" (${catalog.id}) version ${version}: ${catalog.startUrl}\n`,
+        );
         if (embedding) io.err(`embeddings: ${embedding}\n`);
       },
-      onProgress: io.tty && !opts.json
-        ? (p: CrawlProgress) => {
-            progressShown = true;
-            io.err(`\r${formatProgress(p)}\u001b[K`);
-          }
-        : undefined,
+      onProgress:
+        io.tty && !opts.json
+          ? (p: CrawlProgress) => {
+              progressShown = true;
+              io.err(`\r${formatProgress(p)}\u001b[K`);
+            }
+          : undefined,
     });
     if (progressShown) io.err('\n');
     if (opts.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
