@@ -1,4 +1,5 @@
-// Frontier and url-filter throughput. Run: node --import tsx bench/frontier.mjs [count]
+// Frontier and url-filter throughput. Run: node --import tsx bench/frontier.mjs [count] [--json]
+// (--json: one JSON line with the rows and the Bloom figures, for bench/run.mjs)
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -6,7 +7,9 @@ import { join } from 'node:path';
 import { LevelUrlFilter } from '../packages/core/src/dedup/index.ts';
 import { LevelFrontier } from '../packages/core/src/frontier/index.ts';
 
-const N = Number(process.argv[2] ?? 1_000_000);
+const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const asJson = process.argv.includes('--json');
+const N = Number(positional[0] ?? 1_000_000);
 const CAT = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
 const rows = [];
 const url = (i) => `https://example.com/section/${i % 97}/page-${i}.html?ref=${(i * 7919) % 10007}`;
@@ -22,6 +25,7 @@ async function phase(name, count, fn) {
     count,
     seconds: seconds.toFixed(1),
     'ops/s': Math.round(count / seconds),
+    'µs/op': Number(((seconds * 1e6) / count).toFixed(2)),
     'peak RSS MB': mb(),
   });
 }
@@ -76,7 +80,19 @@ try {
   });
   const stats = await reopened.stats(CAT, 1);
   await reopened.close();
-  console.table(rows);
+  if (asJson) {
+    console.log(
+      JSON.stringify({
+        count: N,
+        rows,
+        falsePositives,
+        configuredFalsePositiveRate: stats.configuredFalsePositiveRate,
+        fill: stats.fill,
+        estimatedFalsePositiveRate: stats.estimatedFalsePositiveRate,
+        peakRssMb: mb(),
+      }),
+    );
+  } else console.table(rows);
   console.log(
     `absent urls reported present: ${falsePositives} (Bloom configured ${stats.configuredFalsePositiveRate}, ` +
       `fill ${stats.fill.toFixed(3)}, estimated ${stats.estimatedFalsePositiveRate.toFixed(4)}); ` +

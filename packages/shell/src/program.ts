@@ -1,4 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { controlCommands } from './commands/control.js';
 import { crawlCommand } from './commands/crawl.js';
 import { searchCommand } from './commands/search.js';
 import { EXIT, type Io, processIo, reportError } from './io.js';
@@ -52,6 +53,7 @@ export function buildProgram(io: Io, setCode: (code: number) => void): Command {
   );
   crawlCommand(program, io, setCode);
   searchCommand(program, io, setCode);
+  controlCommands(program, io, setCode);
   return program;
 }
 

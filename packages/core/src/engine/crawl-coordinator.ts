@@ -1,4 +1,12 @@
-import type { CrawlFrontier, FrontierEntry } from '../frontier/frontier.js';
+import type { CrawlFrontier, FrontierEntry, LeasedEntry } from '../frontier/frontier.js';
+
+/** What a page's outcome commits along with the links it dispatches. */
+export interface DispatchCommit {
+  /** Leases of the urls handled, acknowledged in the same write as the links. */
+  acks: LeasedEntry[];
+  /** The run's counters after this batch, given which entries were enqueued. */
+  checkpoint?: (enqueued: boolean[]) => string;
+}
 
 /**
  * The two questions distribution asks: where does the next hop go, and is the crawl finished.
@@ -7,7 +15,7 @@ import type { CrawlFrontier, FrontierEntry } from '../frontier/frontier.js';
  */
 export interface CrawlCoordinator {
   /** Send urls to whichever frontier owns them; one boolean per entry: did it enqueue. */
-  dispatch(entries: FrontierEntry[]): Promise<boolean[]>;
+  dispatch(entries: FrontierEntry[], commit?: DispatchCommit): Promise<boolean[]>;
   /** Is the crawl finished? `active` = pages this node is handling now. */
   isFinished(local: { active: number }): Promise<boolean>;
 }
@@ -17,8 +25,8 @@ export class LocalCrawlCoordinator implements CrawlCoordinator {
   constructor(frontier: CrawlFrontier) {
     this.#frontier = frontier;
   }
-  dispatch(entries: FrontierEntry[]): Promise<boolean[]> {
-    return this.#frontier.putAll(entries);
+  dispatch(entries: FrontierEntry[], commit: DispatchCommit = { acks: [] }): Promise<boolean[]> {
+    return this.#frontier.commit({ puts: entries, acks: commit.acks, checkpoint: commit.checkpoint });
   }
   async isFinished(local: { active: number }): Promise<boolean> {
     return local.active === 0 && this.#frontier.inFlight() === 0 && (await this.#frontier.size()) === 0;

@@ -4,6 +4,7 @@ import type { Settings } from '../config.js';
 import type { ExtractedContent } from '../content/content-extractor.js';
 import type { ContentDedupFilter, ExistingUrlPathFilter } from '../dedup/url-filter.js';
 import { errorMessage, FetchError } from '../errors.js';
+import { decodeBody } from '../fetch/charset.js';
 import type { Extractor, FetchResult } from '../fetch/extractor.js';
 import type { CrawlFrontier, FrontierEntry, LeasedEntry } from '../frontier/frontier.js';
 import { ids, sha256Hex, urlHash } from '../ids.js';
@@ -12,27 +13,29 @@ import type { Catalog, CrawlAction, ImageRow, ResourceImageRow, ResourceRow } fr
 import { Outcome } from '../outcomes.js';
 import type { CompositeOutputChannel } from '../outputs/composite-output-channel.js';
 import type { PageImage } from '../outputs/output-channel.js';
+import type { BlobStore } from '../storage/blob-store.js';
 import type { ResourceRecordStore } from '../storage/record-store.js';
-import { type CounterSnapshot, Counters } from './counters.js';
 import type { CrawlCoordinator } from './crawl-coordinator.js';
+import { type CounterSnapshot, Counters } from './counters.js';
 import { imageExtension, probeImageSize } from './image-probe.js';
+import type { InflightStore } from './inflight-store.js';
 
 /** Per-host politeness: a slot to one host, released when the request is done. */
 export interface Politeness {
   acquire(host: string): Promise<() => void>;
-  setCrawlDelay?(host: string, ms: number): void;
 }
 
-export type EndReason =
-  | 'frontier-drained'
-  | 'max-pages'
-  | 'duration'
-  | 'interrupted'
-  | 'consecutive-failures'
-  | 'error';
+export type EndReason = 'frontier-drained' | 'max-pages' | 'duration' | 'interrupted' | 'consecutive-failures' | 'error';
 
-/** Normal ends publish; an external stop or a run of failures does not. */
+/** Normal ends publish; an external stop, a run of failures or an error does not. */
 export const PUBLISHING_ENDS: ReadonlySet<EndReason> = new Set(['frontier-drained', 'max-pages', 'duration']);
+
+/**
+ * What a run does with urls already known in this version:
+ * - `crawl`/`update`: not fetched again; their stored html is read to follow its links, so only new urls are fetched;
+ * - `merge`: pages held are fetched again with a conditional GET and rewritten (same id) only when changed.
+ */
+export type KnownUrlPolicy = 'follow-stored' | 'revisit';
 
 export interface CrawlEngineDeps {
   catalog: Catalog;
@@ -53,16 +56,20 @@ export interface CrawlEngineDeps {
   normalize: (raw: string, base?: string) => string | undefined;
   outputs: CompositeOutputChannel;
   records: ResourceRecordStore;
+  blobs: BlobStore;
+  inflight: InflightStore;
   robots?: RobotsProvider | undefined;
   /** Urls a sitemap lists for the start url (already fetched and parsed). */
   sitemapUrls?: (() => Promise<string[]>) | undefined;
   log: Logger;
-  /** Counters to continue from (resume). */
-  baseCounters?: Partial<CounterSnapshot> | undefined;
-  /** Start urls to seed; by default the catalog's start url. Skipped when the frontier recovered entries. */
+  /** Start urls to seed; by default the catalog's start url. Skipped when the frontier holds entries. */
   seeds?: string[] | undefined;
-  /** A refresh (merge) revisits known pages with conditional GET instead of dropping them as known. */
-  refresh?: boolean | undefined;
+  /** @default 'follow-stored' */
+  known?: KnownUrlPolicy | undefined;
+  /** Continue the interrupted run: keep "queued during this run" and its counters. */
+  resume?: boolean | undefined;
+  /** Told of every page rewritten in place (merge), before its new version is written. */
+  onReplace?: ((resource: ResourceRow) => Promise<void>) | undefined;
 }
 
 export interface CrawlResult {
@@ -74,37 +81,57 @@ export interface CrawlResult {
   recovered: number;
   startedAt: Date;
   endedAt: Date;
+  /** Wall milliseconds spent per stage, summed over concurrent pages. */
+  stages: Record<string, number>;
   error?: string;
 }
 
+/** Links a page offers: the accepted ones go to the frontier at commit; refused ones are counted there. */
+interface Offer {
+  accepted: FrontierEntry[];
+  refused: Array<{ url: string; outcome: Outcome; acceptor: string; reason: string }>;
+}
+
+/** Everything a handled url changes, committed together so a crash keeps all of it or none. */
 interface Completion {
-  lease: LeasedEntry;
-  hash: string;
+  lease?: LeasedEntry;
+  hash?: string;
+  outcome?: Outcome;
+  detail?: string;
+  why?: string;
+  offer?: Offer;
   resource?: ResourceRow;
   images?: ImageRow[];
   links?: ResourceImageRow[];
+  newImages?: number;
+  fetched?: boolean;
 }
 
 const COMMIT_BATCH = 64;
 const COMMIT_INTERVAL_MS = 200;
+const STAGES = ['fetch', 'extract', 'dedup', 'images', 'output', 'commit'] as const;
 
 /**
  * The life of one page, for one catalog version: frontier.poll → ExistingUrlPathFilter → Extractor →
  * ContentExtractor → ContentDedupFilter → CompositeOutputChannel (file → index → vector) → new links to the
- * coordinator. Acceptors run when a link is offered, so the frontier holds only urls worth fetching; every url
- * dispatched is handled exactly once, under a named outcome.
+ * coordinator. Acceptors run when a link is offered, so the frontier holds only urls worth fetching. A page's
+ * effects — its outcome, its counters, the links it offers, its lease — are committed in one frontier batch:
+ * every url dispatched is handled exactly once, under a named outcome, even across a crash.
  */
 export class CrawlEngine {
   readonly counters: Counters;
   readonly #d: CrawlEngineDeps;
   readonly #log: Logger;
+  readonly #stages: Record<string, number> = Object.fromEntries(STAGES.map((s) => [s, 0]));
   #active = 0;
+  /** Pages saved or about to be: the limit is checked against it, so in-flight pages cannot overshoot. */
+  #reserved = 0;
   #stopReason: EndReason | undefined;
   #wake: Array<() => void> = [];
   #pending: Completion[] = [];
   #commitTimer: NodeJS.Timeout | undefined;
   #committing: Promise<void> = Promise.resolve();
-  #filteredSeen = new Set<string>();
+  #refusedSeen = new Set<string>();
   #imageByUrl = new Map<string, Promise<ImageRow | undefined>>();
   #imagesStored = new Set<string>();
   #fatal: unknown;
@@ -113,7 +140,7 @@ export class CrawlEngine {
   constructor(deps: CrawlEngineDeps) {
     this.#d = deps;
     this.#log = deps.log.child({ component: 'engine', catalogId: deps.catalog.id, version: deps.version });
-    this.counters = new Counters(Date.now(), deps.baseCounters);
+    this.counters = new Counters(Date.now());
   }
 
   /** Pages being handled right now. */
@@ -138,19 +165,22 @@ export class CrawlEngine {
     const startedAt = new Date();
     const d = this.#d;
     const s = d.catalog.settings;
-    this.#recovered = await d.frontier.recover();
-    if (this.#recovered === 0 && (await d.frontier.size()) === 0) await this.#seed();
-    else this.#log.info({ recovered: this.#recovered }, 'continuing from the frontier');
+    this.#recovered = await d.frontier.recover({ keepRun: d.resume === true });
+    if (d.resume) await this.#resumeState();
+    this.#reserved = this.counters.saved;
+    if (!d.resume && (await d.frontier.size()) === 0) await this.#seed();
+    else this.#log.info({ recovered: this.#recovered, queued: await d.frontier.size() }, 'continuing from the frontier');
 
     const durationTimer = setTimeout(() => this.stop('duration'), s.durationMinutes * 60_000);
     durationTimer.unref();
-    const workers = Array.from({ length: s.threads }, (_, i) => this.#worker(i));
-    await Promise.all(workers);
+    await Promise.all(Array.from({ length: s.threads }, (_, i) => this.#worker(i)));
     clearTimeout(durationTimer);
     await this.#commit();
+    await this.#committing;
     await d.outputs.flush();
-    this.counters.indexed = d.outputs.stats().index?.written ?? 0;
-    this.counters.vectored = d.outputs.stats().vector?.written ?? 0;
+    const stats = d.outputs.stats();
+    this.counters.indexed = stats.index?.written ?? 0;
+    this.counters.vectored = stats.vector?.written ?? 0;
 
     const reason: EndReason = this.#fatal ? 'error' : (this.#stopReason ?? 'frontier-drained');
     const outstanding = (await d.frontier.size()) + d.frontier.inFlight();
@@ -163,52 +193,58 @@ export class CrawlEngine {
       recovered: this.#recovered,
       startedAt,
       endedAt: new Date(),
+      stages: Object.fromEntries(Object.entries(this.#stages).map(([k, v]) => [k, Math.round(v)])),
       ...(this.#fatal ? { error: errorMessage(this.#fatal) } : {}),
     };
+  }
+
+  /** A resumed run continues its counters and re-marks the urls it handled (the mark may not have landed). */
+  async #resumeState(): Promise<void> {
+    const d = this.#d;
+    const saved = await d.frontier.checkpoint();
+    if (saved) this.counters.restore(JSON.parse(saved) as Partial<CounterSnapshot>);
+    for await (const hashes of d.frontier.doneUrlHashes()) await d.urlFilter.markAll(d.catalog.id, d.version, hashes);
   }
 
   async #seed(): Promise<void> {
     const d = this.#d;
     const seeds = d.seeds ?? [d.catalog.startUrl];
-    await this.offer(seeds, 0, undefined, -1);
+    const offer = await this.#evaluate(seeds, 0, undefined, -1);
     if (d.catalog.settings.sitemap && d.sitemapUrls) {
       try {
         const urls = await d.sitemapUrls();
         if (urls.length > 0) this.#log.info({ urls: urls.length }, 'sitemap urls offered');
-        await this.offer(urls, 1, undefined, 1);
+        const more = await this.#evaluate(urls, 1, undefined, 1);
+        offer.accepted.push(...more.accepted);
+        offer.refused.push(...more.refused);
       } catch (err) {
         this.#log.warn({ err }, 'sitemap could not be read; crawling from the start url only');
       }
     }
+    this.#pending.push({ offer });
+    await this.#commit();
+    await this.#committing;
   }
 
-  /**
-   * Offer urls found at `depth - 1` (the queue pipeline): normalise, collapse repeats within the run, run the
-   * acceptors, dispatch the accepted ones. A url refused by an acceptor is dispatched and handled at once.
-   */
-  async offer(rawUrls: string[], depth: number, referrer: string | undefined, priority = 0): Promise<void> {
+  /** The queue pipeline for links found at `depth`: normalise, collapse repeats, run the acceptors. */
+  async #evaluate(rawUrls: string[], depth: number, referrer: string | undefined, priority = 0): Promise<Offer> {
     const d = this.#d;
     const unique = new Set<string>();
     for (const raw of rawUrls) {
       const url = d.normalize(raw, referrer);
       if (url) unique.add(url);
     }
-    const accepted: FrontierEntry[] = [];
+    const offer: Offer = { accepted: [], refused: [] };
     for (const url of unique) {
-      if (this.#filteredSeen.has(url)) continue;
+      if (this.#refusedSeen.has(url)) continue;
       const verdict = await d.acceptors.check({ url, depth, referrer });
       if (verdict.accept) {
-        accepted.push({ url, depth, referrer, priority: priority < 0 ? 0 : priority + Math.min(depth, 100) });
+        offer.accepted.push({ url, depth, referrer, priority: priority < 0 ? 0 : priority + Math.min(depth, 100) });
       } else {
-        if (this.#filteredSeen.size < 1_000_000) this.#filteredSeen.add(url);
-        this.counters.dispatched++;
-        this.counters.handle(verdict.outcome as Outcome, verdict.acceptor, `${url}: ${verdict.reason}`);
+        offer.refused.push({ url, outcome: verdict.outcome as Outcome, acceptor: verdict.acceptor, reason: verdict.reason });
       }
     }
-    if (accepted.length === 0) return;
-    const enqueued = await d.coordinator.dispatch(accepted);
-    for (const e of enqueued) if (e) this.counters.dispatched++;
-    this.#notify();
+    return offer;
   }
 
   #notify(): void {
@@ -231,22 +267,27 @@ export class CrawlEngine {
     const d = this.#d;
     const deadline = Date.now() + d.catalog.settings.durationMinutes * 60_000 + 60_000;
     while (!this.#stopReason && Date.now() < deadline) {
-      if (this.counters.saved >= d.catalog.settings.maxPages) {
+      if (this.#reserved >= d.catalog.settings.maxPages) {
         this.stop('max-pages');
         break;
       }
       const entry = await d.frontier.poll();
       if (!entry) {
-        if (await d.coordinator.isFinished({ active: this.#active })) {
-          this.#notify();
-          break;
+        if (this.#pending.length === 0 && (await d.coordinator.isFinished({ active: this.#active }))) {
+          await this.#committing;
+          if ((await d.frontier.size()) === 0 && this.#active === 0 && this.#pending.length === 0) {
+            this.#notify();
+            break;
+          }
         }
+        if (this.#pending.length > 0) void this.#commit();
         await this.#idle(n === 0 ? 50 : 200);
         continue;
       }
       this.#active++;
       try {
-        await this.#handle(entry);
+        const c = await this.#handle(entry);
+        if (c) this.#queue(c);
       } catch (err) {
         this.#fatal ??= err;
         this.#log.error({ err, url: entry.url }, 'unexpected failure; stopping');
@@ -255,22 +296,21 @@ export class CrawlEngine {
         this.#active--;
         this.#notify();
       }
-      if (this.counters.consecutiveFailures >= d.catalog.settings.maxConsecutiveFailures) {
-        this.stop('consecutive-failures');
-      }
+      if (this.counters.consecutiveFailures >= d.catalog.settings.maxConsecutiveFailures) this.stop('consecutive-failures');
     }
   }
 
-  #done(c: Completion, outcome: Outcome, detail?: string, why?: string): void {
-    this.counters.handle(outcome, detail, `${c.lease.url}${why ? `: ${why}` : ''}`);
+  #queue(c: Completion): void {
     this.#pending.push(c);
     if (this.#pending.length >= COMMIT_BATCH) void this.#commit();
-    else if (!this.#commitTimer) {
-      this.#commitTimer = setTimeout(() => void this.#commit(), COMMIT_INTERVAL_MS);
-    }
+    else if (!this.#commitTimer) this.#commitTimer = setTimeout(() => void this.#commit(), COMMIT_INTERVAL_MS);
   }
 
-  /** Rows first, then mark the urls known, then ack the leases: a crash between steps redoes, never loses. */
+  /**
+   * The committer: rows first; then one frontier batch holding the offered links, the acks and the counters
+   * (the checkpoint a resume continues from); then the urls are marked known and the write-ahead records
+   * dropped. A crash between steps redoes a step — ids are deterministic — and never loses one.
+   */
   #commit(): Promise<void> {
     if (this.#commitTimer) {
       clearTimeout(this.#commitTimer);
@@ -281,6 +321,7 @@ export class CrawlEngine {
     if (batch.length === 0) return this.#committing;
     const d = this.#d;
     this.#committing = this.#committing.then(async () => {
+      const started = performance.now();
       try {
         const resources = batch.flatMap((c) => (c.resource ? [c.resource] : []));
         const images = batch.flatMap((c) => c.images ?? []);
@@ -288,95 +329,126 @@ export class CrawlEngine {
         if (resources.length > 0) await d.records.saveResources(resources);
         if (images.length > 0) await d.records.saveImages(images);
         if (links.length > 0) await d.records.saveResourceImages(links);
-        await d.urlFilter.markAll(
-          d.catalog.id,
-          d.version,
-          batch.map((c) => c.hash),
-        );
-        for (const c of batch) await d.frontier.ack(c.lease);
+
+        const puts: FrontierEntry[] = [];
+        const refused: Offer['refused'] = [];
+        for (const c of batch) {
+          for (const e of c.offer?.accepted ?? []) puts.push(e);
+          for (const r of c.offer?.refused ?? []) {
+            if (this.#refusedSeen.has(r.url)) continue;
+            if (this.#refusedSeen.size < 1_000_000) this.#refusedSeen.add(r.url);
+            refused.push(r);
+          }
+        }
+        const leases = batch.flatMap((c) => (c.lease ? [c.lease] : []));
+        await d.coordinator.dispatch(puts, {
+          acks: leases,
+          checkpoint: (enqueued) => {
+            for (const e of enqueued) if (e) this.counters.dispatched++;
+            for (const r of refused) {
+              this.counters.dispatched++;
+              this.counters.handle(r.outcome, r.acceptor, `${r.url}: ${r.reason}`);
+            }
+            for (const c of batch) {
+              if (c.outcome) this.counters.handle(c.outcome, c.detail, `${c.lease?.url ?? ''}${c.why ? `: ${c.why}` : ''}`);
+              this.counters.images += c.newImages ?? 0;
+            }
+            return JSON.stringify(this.counters.snapshot());
+          },
+        });
+        const hashes = batch.flatMap((c) => (c.hash && c.lease ? [c.hash] : []));
+        if (hashes.length > 0) await d.urlFilter.markAll(d.catalog.id, d.version, hashes);
+        const fetched = batch.flatMap((c) => (c.fetched && c.hash ? [c.hash] : []));
+        if (fetched.length > 0) await d.inflight.remove(fetched);
       } catch (err) {
         this.#fatal ??= err;
         this.#log.error({ err }, 'cannot record crawled pages; stopping');
         this.stop('error');
+      } finally {
+        this.#stages.commit = (this.#stages.commit ?? 0) + performance.now() - started;
+        this.#notify();
       }
     });
     return this.#committing;
   }
 
-  async #handle(entry: LeasedEntry): Promise<void> {
+  #time<T>(stage: (typeof STAGES)[number], work: Promise<T>): Promise<T> {
+    const started = performance.now();
+    return work.finally(() => {
+      this.#stages[stage] = (this.#stages[stage] ?? 0) + performance.now() - started;
+    });
+  }
+
+  /** Handle one url; undefined = abandoned (the limit was reached while it waited: its lease stays). */
+  async #handle(entry: LeasedEntry): Promise<Completion | undefined> {
     const d = this.#d;
     const hash = urlHash(entry.url);
-    const completion: Completion = { lease: entry, hash };
-    if (this.counters.saved >= d.catalog.settings.maxPages) {
-      this.counters.abandon();
-      return; // the lease stays: the url is still outstanding for a later run
-    }
-    const known = await d.urlFilter.has(d.catalog.id, d.version, hash);
+    const c: Completion = { lease: entry, hash };
+    const done = (outcome: Outcome, detail?: string, why?: string): Completion =>
+      Object.assign(c, { outcome, detail, why });
+    if (this.#reserved >= d.catalog.settings.maxPages) return this.#abandon();
+
     let previous: ResourceRow | undefined;
-    if (known) {
-      if (!d.refresh) return this.#done(completion, Outcome.REJECTED_KNOWN);
+    if (await d.urlFilter.has(d.catalog.id, d.version, hash)) {
       previous = await d.records.findResourceByUrlHash(d.catalog.id, d.version, hash);
+      if (d.known !== 'revisit' || !previous) {
+        if (previous) c.offer = await this.#storedLinks(previous, entry);
+        return done(Outcome.REJECTED_KNOWN);
+      }
     }
 
     let result: FetchResult;
-    try {
-      result = await this.#fetch(d.pageFetcher, entry.url, {
-        etag: previous?.etag,
-        lastModified: previous?.lastModified,
-      });
-    } catch (err) {
-      const outcome =
-        err instanceof FetchError && /too large/i.test(err.message)
-          ? Outcome.REJECTED_TOO_LARGE
-          : Outcome.REJECTED_UNREACHABLE;
-      this.#log.debug({ url: entry.url, err: errorMessage(err) }, 'fetch failed');
-      return this.#done(completion, outcome, undefined, errorMessage(err));
+    const recorded = await d.inflight.load(hash);
+    if (recorded) {
+      result = { ...recorded, text: undefined };
+      if (result.body.length > 0 && result.status === 200) result.text = decodeBody(result.body, result.contentType).text;
+    } else {
+      try {
+        result = await this.#time('fetch', this.#fetch(d.pageFetcher, entry.url, { etag: previous?.etag, lastModified: previous?.lastModified }));
+      } catch (err) {
+        const outcome = err instanceof FetchError && /too large/i.test(err.message) ? Outcome.REJECTED_TOO_LARGE : Outcome.REJECTED_UNREACHABLE;
+        return done(outcome, undefined, errorMessage(err));
+      }
+      await d.inflight.save(hash, result);
     }
+    c.fetched = true;
 
     if (result.status >= 300 && result.status < 400 && result.status !== 304) {
       const location = result.headers.location;
-      if (location) await this.offer([location], entry.depth, entry.url, -1);
-      return this.#done(
-        completion,
-        Outcome.REJECTED_REDIRECT,
-        undefined,
-        `HTTP ${result.status} to ${location ?? '(no Location)'}`,
-      );
+      if (location) c.offer = await this.#evaluate([location], entry.depth, entry.url, -1);
+      return done(Outcome.REJECTED_REDIRECT, undefined, `HTTP ${result.status} to ${location ?? '(no Location)'}`);
     }
-    if (result.status === 304) return this.#done(completion, Outcome.REJECTED_UNMODIFIED);
-    if (result.status === 404 || result.status === 410) {
-      return this.#done(completion, Outcome.REJECTED_NOTFOUND, undefined, `HTTP ${result.status}`);
+    if (result.status === 304) {
+      if (previous) c.offer = await this.#storedLinks(previous, entry);
+      return done(Outcome.REJECTED_UNMODIFIED, undefined, 'HTTP 304');
     }
-    if (result.status >= 400)
-      return this.#done(completion, Outcome.REJECTED_BAD_STATUS, String(result.status), `HTTP ${result.status}`);
+    if (result.status === 404 || result.status === 410) return done(Outcome.REJECTED_NOTFOUND, undefined, `HTTP ${result.status}`);
+    if (result.status >= 400) return done(Outcome.REJECTED_BAD_STATUS, String(result.status), `HTTP ${result.status}`);
     if (!isMarkup(result.contentType) || result.text === undefined) {
-      return this.#done(completion, Outcome.REJECTED_NOT_MARKUP, result.contentType.split(';')[0] || 'unknown');
+      return done(Outcome.REJECTED_NOT_MARKUP, result.contentType.split(';')[0] || 'unknown');
     }
 
-    const content = await d.extract(result.text, entry.url);
+    const content = await this.#time('extract', d.extract(result.text, entry.url));
     if (!content.robots.nofollow) {
-      await this.offer(
+      c.offer = await this.#evaluate(
         content.links.map((l) => l.url),
         entry.depth + 1,
         entry.url,
       );
     }
-    if (content.robots.noindex) return this.#done(completion, Outcome.REJECTED_ROBOTS_META_NOINDEX);
+    if (content.robots.noindex) return done(Outcome.REJECTED_ROBOTS_META_NOINDEX);
 
     const resourceId = ids.resource(d.catalog.id, d.version, hash);
     const textHash = sha256Hex(content.text);
-    if (previous && previous.contentHash === textHash) return this.#done(completion, Outcome.REJECTED_UNMODIFIED);
-    const holder = await d.contentDedup.checkAndRecord(d.catalog.id, d.version, content.text, resourceId);
+    if (previous && previous.contentHash === textHash) return done(Outcome.REJECTED_UNMODIFIED, undefined, 'same text');
+    const holder = await this.#time('dedup', d.contentDedup.checkAndRecord(d.catalog.id, d.version, content.text, resourceId));
     if (holder !== undefined && holder !== resourceId) {
-      return this.#done(completion, Outcome.REJECTED_DUPLICATE, undefined, `same content as resource ${holder}`);
+      return done(Outcome.REJECTED_DUPLICATE, undefined, `same content as resource ${holder}`);
     }
 
-    if (this.counters.saved >= d.catalog.settings.maxPages) {
-      this.counters.abandon();
-      return;
-    }
-    const images = d.catalog.settings.images ? await this.#images(content, entry.url) : [];
-    const now = new Date().toISOString();
+    if (this.#reserved >= d.catalog.settings.maxPages) return this.#abandon();
+    this.#reserved++;
+    const images = d.catalog.settings.images ? await this.#time('images', this.#images(content, entry.url)) : [];
     const resource: ResourceRow = {
       id: resourceId,
       catalogId: d.catalog.id,
@@ -396,24 +468,23 @@ export class CrawlEngine {
       htmlBytes: result.body.length,
       textChars: content.text.length,
       linkDensity: content.linkDensity,
-      fetchedAt: now,
+      fetchedAt: new Date().toISOString(),
     };
     try {
-      await d.outputs.write({
-        catalog: d.catalog,
-        version: d.version,
-        resource,
-        html: result.body,
-        text: content.text,
-        images,
-      });
+      if (previous && d.onReplace) await d.onReplace(previous);
+      await this.#time(
+        'output',
+        d.outputs.write({ catalog: d.catalog, version: d.version, resource, html: result.body, text: content.text, images }),
+      );
     } catch (err) {
+      this.#reserved--;
       this.#log.warn({ err, url: entry.url }, 'page not saved');
-      return this.#done(completion, Outcome.REJECTED_ERROR, 'file');
+      return done(Outcome.REJECTED_ERROR, 'file', errorMessage(err));
     }
-    completion.resource = resource;
-    completion.images = images.filter((i) => i.bytes).map((i) => i.row);
-    completion.links = images.map((i) => ({
+    c.resource = resource;
+    c.images = images.filter((i) => i.bytes).map((i) => i.row);
+    c.newImages = c.images.length;
+    c.links = images.map((i) => ({
       id: ids.resourceImage(d.catalog.id, d.version, resourceId, i.row.id),
       catalogId: d.catalog.id,
       version: d.version,
@@ -422,7 +493,26 @@ export class CrawlEngine {
       alt: i.alt,
       surroundingText: i.surroundingText,
     }));
-    this.#done(completion, Outcome.SAVED);
+    return done(Outcome.SAVED);
+  }
+
+  #abandon(): undefined {
+    this.counters.abandon();
+    return undefined;
+  }
+
+  /** The links of a page this version already holds, read from its stored html: no request. */
+  async #storedLinks(previous: ResourceRow, entry: LeasedEntry): Promise<Offer | undefined> {
+    const d = this.#d;
+    const html = await d.blobs.get(previous.htmlPath);
+    if (!html) return undefined;
+    const content = await this.#time('extract', d.extract(decodeBody(html, previous.contentType).text, entry.url));
+    if (content.robots.nofollow) return undefined;
+    return this.#evaluate(
+      content.links.map((l) => l.url),
+      entry.depth + 1,
+      entry.url,
+    );
   }
 
   async #fetch(
@@ -430,8 +520,7 @@ export class CrawlEngine {
     url: string,
     options: { etag?: string | null | undefined; lastModified?: string | null | undefined; binary?: boolean },
   ): Promise<FetchResult> {
-    const host = new URL(url).host;
-    const release = await this.#d.politeness.acquire(host);
+    const release = await this.#d.politeness.acquire(new URL(url).host);
     try {
       return await fetcher.fetch(url, options);
     } finally {
@@ -475,8 +564,7 @@ export class CrawlEngine {
       this.#log.debug({ url, err: errorMessage(err) }, 'image fetch failed');
       return undefined;
     }
-    if (result.status !== 200 || result.body.length === 0 || result.body.length > d.settings.imageMaxBytes)
-      return undefined;
+    if (result.status !== 200 || result.body.length === 0 || result.body.length > d.settings.imageMaxBytes) return undefined;
     const type = result.contentType.split(';')[0]?.trim().toLowerCase() ?? '';
     const probe = probeImageSize(result.body);
     if (!type.startsWith('image/') && !probe) return undefined;
@@ -499,7 +587,6 @@ export class CrawlEngine {
     };
     if (this.#imagesStored.has(id)) return { row, alt, surroundingText };
     this.#imagesStored.add(id);
-    this.counters.images++;
     return { row, alt, surroundingText, bytes: result.body };
   }
 }

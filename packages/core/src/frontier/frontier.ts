@@ -34,10 +34,21 @@ export interface CrawlFrontier {
   /** Entries polled and not yet acked. */
   inFlight(): number;
   /**
-   * Start of a run: clear `u:`, move unacked `i:` leases back to `f:`, and rebuild `u:` from the recovered queue.
-   * @returns how many entries were recovered.
+   * Start of a run: move unacked `i:` leases back to `f:`. A new run also clears `u:` and rebuilds it from the
+   * recovered queue; a resumed run (`keepRun`) keeps `u:`, so urls handled before the stop stay collapsed.
+   * @returns how many leases were recovered.
    */
-  recover(): Promise<number>;
+  recover(options?: { keepRun?: boolean }): Promise<number>;
+  /**
+   * One atomic write: enqueue `puts` (unless queued this run), ack `acks` (their urls are marked done in `u:`)
+   * and store `checkpoint(enqueued)` — so a crash keeps all of a page's effects or none of them.
+   * @returns one boolean per put: did it enqueue.
+   */
+  commit(batch: { puts: FrontierEntry[]; acks: LeasedEntry[]; checkpoint?: (enqueued: boolean[]) => string }): Promise<boolean[]>;
+  /** The checkpoint stored by the last commit, if any. */
+  checkpoint(): Promise<string | undefined>;
+  /** sha256 url hashes of the urls acked (done) during this run, in batches. */
+  doneUrlHashes(batch?: number): AsyncIterable<string[]>;
   /** Drop everything (a fresh crawl of this version). */
   clear(): Promise<void>;
   close(): Promise<void>;

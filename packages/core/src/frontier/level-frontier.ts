@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ClassicLevel } from 'classic-level';
 import { CrawlerError } from '../errors.js';
 import type { CrawlFrontier, FrontierEntry, LeasedEntry } from './frontier.js';
@@ -40,6 +41,10 @@ function deferred(): Deferred {
 
 /** `m:` holds `{next sequence},{size}`, written with every batch. */
 const META = 'm:';
+/** `c:` holds the caller's checkpoint (the run's counters), written atomically with acks by commit(). */
+const CHECKPOINT = 'c:';
+/** The `u:` value of a url acked (handled) during this run; '' = queued. */
+const DONE = 'd';
 const CHUNK = 1024;
 
 /**
@@ -168,6 +173,67 @@ export class LevelFrontier implements CrawlFrontier {
     }
   }
 
+  async commit(batch: {
+    puts: FrontierEntry[];
+    acks: LeasedEntry[];
+    checkpoint?: (enqueued: boolean[]) => string;
+  }): Promise<boolean[]> {
+    await this.#ready();
+    for (const entry of batch.puts) checkEntry(entry);
+    const results: boolean[] = [];
+    const ops: Op[] = [];
+    const mine: string[] = [];
+    try {
+      for (const entry of batch.puts) {
+        const uk = urlKey(entry.url);
+        if (this.#putting.has(uk) || this.#queuedOnDisk(uk)) {
+          results.push(false);
+          continue;
+        }
+        this.#putting.add(uk);
+        mine.push(uk);
+        const pos = queuePosition(entry.priority ?? 0, this.#seq++);
+        const value = encodeEntry(entry);
+        ops.push({ type: 'put', key: uk, value: '' }, { type: 'put', key: `f:${pos}`, value });
+        this.#noteNewPosition(pos, value);
+        results.push(true);
+      }
+      this.#size += mine.length;
+      for (const lease of batch.acks) {
+        if (this.#leases.delete(lease.leaseKey)) ops.push({ type: 'del', key: `i:${lease.leaseKey}` });
+        ops.push({ type: 'put', key: urlKey(lease.url), value: DONE });
+      }
+      if (batch.checkpoint) ops.push({ type: 'put', key: CHECKPOINT, value: batch.checkpoint(results) });
+      // Pushed in one go, with no await in between: the write loop takes them into one LevelDB batch.
+      for (const op of ops) this.#pending.push(op);
+      if (ops.length > 0) await this.#flush();
+      return results;
+    } finally {
+      for (const uk of mine) this.#putting.delete(uk);
+    }
+  }
+
+  async checkpoint(): Promise<string | undefined> {
+    await this.#ready();
+    await this.#flush();
+    return this.#db.get(CHECKPOINT);
+  }
+
+  async *doneUrlHashes(batch = 4096): AsyncIterable<string[]> {
+    await this.#ready();
+    await this.#flush();
+    let out: string[] = [];
+    for await (const [key, value] of this.#db.iterator({ gte: 'u:', lt: 'u;' })) {
+      if (value !== DONE) continue;
+      out.push(key.startsWith('u:#') ? key.slice(3) : createHash('sha256').update(key.slice(3)).digest('hex'));
+      if (out.length >= batch) {
+        yield out;
+        out = [];
+      }
+    }
+    if (out.length > 0) yield out;
+  }
+
   async poll(): Promise<LeasedEntry | undefined> {
     await this.#ready();
     while (this.#head >= this.#buffer.length) {
@@ -186,7 +252,7 @@ export class LevelFrontier implements CrawlFrontier {
   async ack(entry: LeasedEntry): Promise<void> {
     this.#check();
     if (this.#leases.delete(entry.leaseKey)) {
-      this.#lazy({ type: 'del', key: `i:${entry.leaseKey}` });
+      this.#lazy({ type: 'del', key: `i:${entry.leaseKey}` }, { type: 'put', key: urlKey(entry.url), value: DONE });
     }
     if (this.#pending.length >= this.#maxPending) await this.#flush();
   }
@@ -200,13 +266,13 @@ export class LevelFrontier implements CrawlFrontier {
     return this.#leases.size;
   }
 
-  async recover(): Promise<number> {
+  async recover(options: { keepRun?: boolean } = {}): Promise<number> {
     await this.#ready();
     return this.#exclusive(async () => {
       this.#resetBuffer();
       this.#leases.clear();
       try {
-        await this.#db.clear({ gte: 'u:', lt: 'u;' });
+        if (!options.keepRun) await this.#db.clear({ gte: 'u:', lt: 'u;' });
         let recovered = 0;
         let batch: Op[] = [];
         for await (const [key, value] of this.#db.iterator({ gte: 'i:', lt: 'i;' })) {
@@ -223,6 +289,10 @@ export class LevelFrontier implements CrawlFrontier {
         let size = 0;
         const inChunk = new Set<string>();
         for await (const [key, value] of this.#db.iterator({ gte: 'f:', lt: 'f;' })) {
+          if (options.keepRun) {
+            size++;
+            continue;
+          }
           const uk = urlKey(decodeEntry(value).url);
           if (inChunk.has(uk) || this.#db.getSync(uk) !== undefined) {
             batch.push({ type: 'del', key });

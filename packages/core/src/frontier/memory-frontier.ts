@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { CrawlerError } from '../errors.js';
 import type { CrawlFrontier, FrontierEntry, LeasedEntry } from './frontier.js';
 import { checkEntry, queuePosition } from './frontier-keys.js';
@@ -61,6 +62,8 @@ export class MemoryFrontier implements CrawlFrontier {
   #leases = new Map<string, FrontierEntry>();
   #seq = 0;
   #closed = false;
+  #done = new Set<string>();
+  #checkpoint: string | undefined;
 
   async put(entry: FrontierEntry): Promise<boolean> {
     const [enqueued] = await this.putAll([entry]);
@@ -88,7 +91,28 @@ export class MemoryFrontier implements CrawlFrontier {
 
   async ack(entry: LeasedEntry): Promise<void> {
     this.#check();
-    this.#leases.delete(entry.leaseKey);
+    if (this.#leases.delete(entry.leaseKey)) this.#done.add(entry.url);
+  }
+
+  async commit(batch: {
+    puts: FrontierEntry[];
+    acks: LeasedEntry[];
+    checkpoint?: (enqueued: boolean[]) => string;
+  }): Promise<boolean[]> {
+    const enqueued = await this.putAll(batch.puts);
+    for (const lease of batch.acks) await this.ack(lease);
+    if (batch.checkpoint) this.#checkpoint = batch.checkpoint(enqueued);
+    return enqueued;
+  }
+
+  async checkpoint(): Promise<string | undefined> {
+    this.#check();
+    return this.#checkpoint;
+  }
+
+  async *doneUrlHashes(batch = 4096): AsyncIterable<string[]> {
+    const all = [...this.#done].map((url) => createHash('sha256').update(url).digest('hex'));
+    for (let i = 0; i < all.length; i += batch) yield all.slice(i, i + batch);
   }
 
   async size(): Promise<number> {
@@ -100,13 +124,16 @@ export class MemoryFrontier implements CrawlFrontier {
     return this.#leases.size;
   }
 
-  async recover(): Promise<number> {
+  async recover(options: { keepRun?: boolean } = {}): Promise<number> {
     this.#check();
     const recovered = this.#leases.size;
     for (const [pos, entry] of this.#leases) this.#heap.push({ pos, entry });
     this.#leases.clear();
-    this.#queued.clear();
-    for (const { entry } of this.#heap.values()) this.#queued.add(entry.url);
+    if (!options.keepRun) {
+      this.#queued.clear();
+      this.#done.clear();
+      for (const { entry } of this.#heap.values()) this.#queued.add(entry.url);
+    }
     return recovered;
   }
 
@@ -115,6 +142,8 @@ export class MemoryFrontier implements CrawlFrontier {
     this.#heap.clear();
     this.#queued.clear();
     this.#leases.clear();
+    this.#done.clear();
+    this.#checkpoint = undefined;
     this.#seq = 0;
   }
 

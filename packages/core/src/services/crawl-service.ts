@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { createAcceptorChain } from '../acceptors/acceptor-chain.js';
 import { HttpRobotsProvider } from '../acceptors/robots.js';
 import { discoverSitemapUrls } from '../acceptors/sitemap.js';
@@ -8,6 +9,7 @@ import type { ContentDedupFilter, ExistingUrlPathFilter } from '../dedup/url-fil
 import type { CounterSnapshot } from '../engine/counters.js';
 import { type CrawlCoordinator, LocalCrawlCoordinator } from '../engine/crawl-coordinator.js';
 import { CrawlEngine, type CrawlResult } from '../engine/crawl-engine.js';
+import { InflightStore } from '../engine/inflight-store.js';
 import { buildRunReport, reportStamp } from '../engine/run-report.js';
 import { CrawlerError } from '../errors.js';
 import { HttpExtractor } from '../fetch/http-extractor.js';
@@ -28,10 +30,13 @@ import type { CatalogRef } from './catalog-service.js';
 import type { Greenfinger } from './greenfinger.js';
 import { RunLock } from './run-lock.js';
 
+export type CrawlVerb = Extract<CrawlAction, 'crawl' | 'update' | 'merge' | 'rebuild' | 'resume'>;
+
 export interface CrawlRequest extends CatalogRef {
   /** With `url`: where fetching begins, when the catalog is created. */
   startUrl?: string | undefined;
-  action?: Extract<CrawlAction, 'crawl'> | undefined;
+  /** @default 'crawl' */
+  action?: CrawlVerb | undefined;
   /** Settings for this catalog, stored on it (e.g. from CLI flags). */
   settings?: Partial<CatalogSettings> | undefined;
   /** Abort = external stop: in-flight pages finish, nothing is published, the frontier is kept. */
@@ -47,11 +52,19 @@ export interface CrawlRequest extends CatalogRef {
 
 export interface CrawlProgress {
   catalog: string;
+  action: CrawlVerb;
   version: number;
   counters: CounterSnapshot;
   queued: number;
   active: number;
   pagesPerSecond: number;
+}
+
+/** A run in progress, as `status` reports it. */
+export interface RunStatus extends Partial<CrawlProgress> {
+  catalogId: string;
+  pid: number;
+  since: string;
 }
 
 /** Runs crawls: resolves the catalog, builds the pipeline from its settings, runs it, reports and publishes. */
@@ -129,26 +142,30 @@ export class CrawlService {
     return (await this.#gf.catalogs()).update(catalog.id, { settings: req.settings });
   }
 
-  /** Crawl the catalog's current version from its start url (continuing what its frontier still holds). */
+  /**
+   * Run a crawl verb on a catalog (see docs/verbs.md):
+   * - `crawl`: the current version from the start url (a new `url` creates the catalog); pages already held
+   *   are not fetched again, their stored links are followed;
+   * - `update`: the same walk, named for what it does on a crawled version: only urls not seen before are fetched;
+   * - `merge`: update plus the pages held, revisited with conditional GET; only changed pages are rewritten;
+   * - `rebuild`: a new version, written in full while the published one keeps serving;
+   * - `resume`: what is left on the frontier after a stop or a crash, as the interrupted run would have.
+   */
   async crawl(req: CrawlRequest): Promise<RunReport> {
     const gf = this.#gf;
-    const { catalog: resolved, created } = await this.#resolve(req);
+    const action: CrawlVerb = req.action ?? 'crawl';
+    const { catalog: resolved, created } = action === 'crawl' ? await this.#resolve(req) : await this.#existing(req);
     const catalogs = await gf.catalogs();
-    const action: CrawlAction = req.action ?? 'crawl';
     const lock = await RunLock.acquire(gf.layout.system, resolved.id);
     let catalog = resolved;
     try {
       if (catalog.runningState !== 'none') {
-        gf.log.warn(
-          { catalogId: catalog.id, state: catalog.runningState },
-          'resetting the state a stopped process left behind',
-        );
+        gf.log.warn({ catalogId: catalog.id, state: catalog.runningState }, 'resetting the state a stopped process left behind');
       }
-      const version = catalog.indexVersion;
-      catalog = { ...catalog, runningState: action };
+      const version = action === 'rebuild' ? catalog.indexVersion + 1 : catalog.indexVersion;
+      catalog = { ...catalog, indexVersion: version, runningState: action };
       await catalogs.save(catalog);
-      const result = await this.#run(catalog, version, action, req, created);
-      return result;
+      return await this.#run(catalog, version, action, req, created, lock);
     } finally {
       const latest = (await catalogs.find({ id: catalog.id })) ?? catalog;
       await catalogs.save({ ...latest, runningState: 'none' });
@@ -156,24 +173,79 @@ export class CrawlService {
     }
   }
 
-  async #run(
-    catalog: Catalog,
-    version: number,
-    action: CrawlAction,
-    req: CrawlRequest,
-    created: boolean,
-  ): Promise<RunReport> {
+  /** A verb other than crawl needs a catalog that exists; settings given are stored on it. */
+  async #existing(req: CrawlRequest): Promise<{ catalog: Catalog; created: false }> {
+    const catalogs = await this.#gf.catalogs();
+    const catalog = await catalogs.get({ id: req.id, name: req.name, url: req.id || req.name ? undefined : req.url });
+    return { catalog: await this.#applySettings(catalog, req), created: false };
+  }
+
+  /**
+   * Ask the process crawling a catalog to stop gracefully (in-flight pages finish, the frontier is kept,
+   * nothing is published), and wait until it has.
+   */
+  async pause(ref: CatalogRef, options: { timeoutMs?: number } = {}): Promise<{ catalog: Catalog; pid: number }> {
+    const catalog = await (await this.#gf.catalogs()).get(ref);
+    const holder = await RunLock.holder(this.#gf.layout.system, catalog.id);
+    if (!holder) {
+      throw new CrawlerError('NOT_FOUND', `nothing is running for catalog "${catalog.name}"`, {
+        fix: 'see `greenfinger status`; an interrupted crawl is continued with resume',
+      });
+    }
+    const running = this.#running.get(catalog.id);
+    if (running && holder.pid === process.pid) running.stop('interrupted');
+    else process.kill(holder.pid, 'SIGTERM');
+    const deadline = Date.now() + (options.timeoutMs ?? 120_000);
+    while (Date.now() < deadline && (await RunLock.holder(this.#gf.layout.system, catalog.id))) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    if (await RunLock.holder(this.#gf.layout.system, catalog.id)) {
+      throw new CrawlerError('CONFLICT', `process ${holder.pid} did not stop within ${(options.timeoutMs ?? 120_000) / 1000} s`, {
+        fix: 'it may be finishing slow pages; run status, or stop it with kill',
+      });
+    }
+    return { catalog, pid: holder.pid };
+  }
+
+  /**
+   * What runs now on this data store: every live run lock with the progress its process last wrote. A lock or a
+   * "running" catalog left by a killed process is reset here.
+   */
+  async status(): Promise<RunStatus[]> {
+    const gf = this.#gf;
+    const out: RunStatus[] = [];
+    const live = new Set<string>();
+    for (const lock of await RunLock.list(gf.layout.system)) {
+      if (!lock.alive) continue;
+      live.add(lock.catalogId);
+      out.push({ catalogId: lock.catalogId, pid: lock.pid, since: lock.since, ...(lock.progress ?? {}) } as RunStatus);
+    }
+    const catalogs = await gf.catalogs();
+    for (const c of await catalogs.list()) {
+      if (c.runningState !== 'none' && !live.has(c.id)) await catalogs.save({ ...c, runningState: 'none' });
+    }
+    return out;
+  }
+
+  async #run(catalog: Catalog, version: number, action: CrawlVerb, req: CrawlRequest, created: boolean, lock: RunLock): Promise<RunReport> {
     const gf = this.#gf;
     const { settings, layout, log } = gf;
     const s = catalog.settings;
     const db = await gf.database();
     const [urlFilter, contentDedup] = await this.#filters();
     const frontier = await LevelFrontier.open(layout.frontierDir(catalog.id, version));
-    const page = new HttpExtractor({
-      settings: { ...settings, maxRedirects: 0 },
-      connectionsPerOrigin: Math.max(s.hostConcurrency, 2),
-    });
-    const pageFetcher = withRetry(page, { retries: s.maxRetries });
+    if (action === 'resume') {
+      const leases = await frontier.recover({ keepRun: true });
+      if (leases === 0 && (await frontier.size()) === 0) {
+        await frontier.close();
+        const last = await db.resources.getReport(catalog.id, version);
+        throw new CrawlerError('NOT_FOUND', `nothing to resume: version ${version} of "${catalog.name}" has an empty frontier${last ? ` (its last run, ${last.action}, ended: ${last.report.ending.reason})` : ''}`, {
+          fix: 'crawl or update it instead',
+        });
+      }
+    }
+    const page = new HttpExtractor({ settings: { ...settings, maxRedirects: 0 }, connectionsPerOrigin: Math.max(s.hostConcurrency, 2) });
+    const pageFetcher = withRetry(page, { retries: s.maxRetries, retryStatuses: [429, 500, 502, 503, 504] });
     const following = new HttpExtractor({ settings, connectionsPerOrigin: Math.max(s.hostConcurrency, 2) });
     const imageFetcher = withRetry(following, { retries: s.maxRetries });
     /** robots.txt and sitemaps follow redirects (an http → https move must not read as "no robots.txt"). */
@@ -181,9 +253,7 @@ export class CrawlService {
       const r = await following.fetch(url);
       return { status: r.status, text: r.text ?? r.body.toString('utf8') };
     };
-    const robots = s.robots
-      ? new HttpRobotsProvider({ fetch: robotsFetch, userAgent: settings.userAgent, logger: log })
-      : undefined;
+    const robots = s.robots ? new HttpRobotsProvider({ fetch: robotsFetch, userAgent: settings.userAgent, logger: log }) : undefined;
     const politeness = new HostPoliteness({ maxPerHost: s.hostConcurrency, minIntervalMs: s.intervalMs });
     const pool = new ExtractPool({ workers: settings.workers });
 
@@ -195,18 +265,12 @@ export class CrawlService {
       const client = await gf.embedding();
       embeddingNote = client.describe();
       vectorChannel = new VectorOutputChannel(client, await gf.vectors(), {
-        chunk: (text) =>
-          chunkText(text, {
-            chunkSize: settings.chunkSize,
-            overlap: settings.chunkOverlap,
-            maxChunks: settings.maxChunks,
-          }),
+        chunk: (text) => chunkText(text, { chunkSize: settings.chunkSize, overlap: settings.chunkOverlap, maxChunks: settings.maxChunks }),
       });
       channels.push(vectorChannel);
     }
     const outputs = new CompositeOutputChannel(channels, log);
-    const previous = await db.resources.getReport(catalog.id, version);
-    const resuming = (await frontier.size()) > 0;
+    const vectors = vectorChannel ? await gf.vectors() : undefined;
     const engine = new CrawlEngine({
       catalog,
       version,
@@ -232,13 +296,15 @@ export class CrawlService {
       normalize: (raw, base) => normalizeUrl(raw, base),
       outputs,
       records: db.resources,
+      blobs: gf.blobs,
+      inflight: new InflightStore(join(layout.system, 'inflight', catalog.id, `v${version}`)),
       robots,
       sitemapUrls: async () =>
-        (await discoverSitemapUrls({ siteUrl: catalog.startUrl, fetch: robotsFetch, robots, logger: log })).urls.map(
-          (e) => e.loc,
-        ),
+        (await discoverSitemapUrls({ siteUrl: catalog.startUrl, fetch: robotsFetch, robots, logger: log })).urls.map((e) => e.loc),
       log,
-      baseCounters: resuming && previous && !previous.published ? countersOf(previous.report) : undefined,
+      known: action === 'merge' ? 'revisit' : 'follow-stored',
+      resume: action === 'resume',
+      onReplace: vectors ? async (previous) => void (await vectors.deleteResource(previous.catalogId, previous.version, previous.id)) : undefined,
     });
     this.#running.set(catalog.id, engine);
     req.onStart?.({ catalog, version, created, ...(embeddingNote ? { embedding: embeddingNote } : {}) });
@@ -250,37 +316,33 @@ export class CrawlService {
     let lastSaved = 0;
     let lastAt = Date.now();
     let rate = 0;
-    const progress = req.onProgress
-      ? setInterval(() => {
-          void frontier.size().then((queued) => {
-            const snap = engine.counters.snapshot();
-            const now = Date.now();
-            const inst = ((snap.saved - lastSaved) * 1000) / Math.max(1, now - lastAt);
-            rate = rate === 0 ? inst : rate * 0.7 + inst * 0.3;
-            lastSaved = snap.saved;
-            lastAt = now;
-            req.onProgress?.({
-              catalog: catalog.name,
-              version,
-              counters: snap,
-              queued,
-              active: engine.active,
-              pagesPerSecond: rate,
-            });
-          });
-        }, req.progressIntervalMs ?? 500)
-      : undefined;
+    const progress = setInterval(() => {
+      void frontier
+        .size()
+        .then(async (queued) => {
+          const snap = engine.counters.snapshot();
+          const now = Date.now();
+          const inst = ((snap.saved - lastSaved) * 1000) / Math.max(1, now - lastAt);
+          rate = rate === 0 ? inst : rate * 0.7 + inst * 0.3;
+          lastSaved = snap.saved;
+          lastAt = now;
+          const p: CrawlProgress = { catalog: catalog.name, action, version, counters: snap, queued, active: engine.active, pagesPerSecond: rate };
+          req.onProgress?.(p);
+          await lock.writeProgress(p);
+        })
+        .catch(() => undefined);
+    }, req.progressIntervalMs ?? 500);
 
     let result: CrawlResult;
     try {
       result = await engine.run();
     } finally {
-      if (progress) clearInterval(progress);
+      clearInterval(progress);
       req.signal?.removeEventListener('abort', onAbort);
       this.#running.delete(catalog.id);
       await pool.close();
       await page.close();
-      await imageFetcher.close();
+      await following.close();
       await frontier.close();
     }
 
@@ -291,7 +353,7 @@ export class CrawlService {
       catalog,
       version,
       action,
-      refresh: false,
+      refresh: action === 'merge',
       result,
       outputs: outputs.stats(),
       ...(client && cost
@@ -310,31 +372,25 @@ export class CrawlService {
     const stamp = reportStamp(result.endedAt);
     report.path = keys.report(catalog.id, version, stamp, action, settings.node);
     await gf.blobs.put(report.path, `${JSON.stringify(report, null, 2)}\n`);
-    await db.resources.saveReport({
-      catalogId: catalog.id,
-      version,
-      action,
-      published: result.published,
-      report,
-      createdAt: report.endedAt,
-    });
+    await db.resources.saveReport({ catalogId: catalog.id, version, action, published: result.published, report, createdAt: report.endedAt });
 
     const catalogs = await gf.catalogs();
     const latest = (await catalogs.find({ id: catalog.id })) ?? catalog;
-    const after: Catalog = result.published ? { ...latest, searchVersion: version } : latest;
+    const after: Catalog = result.published ? { ...latest, searchVersion: Math.max(latest.searchVersion, version) } : latest;
     await catalogs.save(after);
     await this.#writeSettings(after, version, report);
     if (result.published) {
       const versions = await db.resources.versions(catalog.id);
-      await gf.published.publish({
-        catalogId: catalog.id,
-        name: catalog.name,
-        url: catalog.url,
-        searchVersion: version,
-        versions,
-      });
+      await gf.published.publish({ catalogId: catalog.id, name: catalog.name, url: catalog.url, searchVersion: after.searchVersion, versions });
+      await this.#afterPublish(after);
     }
     return report;
+  }
+
+  /** Hook run after a version is published (pruning old versions). */
+  async #afterPublish(catalog: Catalog): Promise<void> {
+    const versions = (this.#gf as { versions?: { prune(c: Catalog): Promise<unknown> } }).versions;
+    if (versions) await versions.prune(catalog);
   }
 
   /** `settings.json` of a version: how it was configured, and how its last run went. */
@@ -366,23 +422,4 @@ export class CrawlService {
     this.#urlFilter = undefined;
     this.#contentDedup = undefined;
   }
-}
-
-/** Counters of an interrupted run, to continue from on resume. */
-function countersOf(report: RunReport): Partial<CounterSnapshot> {
-  return {
-    dispatched: report.urls.dispatched,
-    handled: report.urls.handled,
-    saved: report.produced.saved,
-    images: report.produced.images,
-    alreadySeen: report.urls.alreadySeen,
-    filtered: report.urls.filtered,
-    unreachable: report.urls.unreachable,
-    duplicateContent: report.urls.duplicateContent,
-    failures: report.urls.failures,
-    unmodified: report.urls.unmodified,
-    redirected: report.urls.redirected,
-    rejected: report.rejected,
-    examples: report.examples,
-  };
 }

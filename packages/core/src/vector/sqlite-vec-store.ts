@@ -164,6 +164,20 @@ export class SqliteVecStore implements VectorStore {
     })();
   }
 
+  async deleteResource(catalogId: string, version: number, resourceId: string): Promise<number> {
+    this.#check();
+    return this.#db.transaction(() => {
+      const rows = this.#db
+        .prepare(`SELECT rowid FROM points WHERE catalog_version = ? AND resource_id = ?`)
+        .all(`${catalogId}:${version}`, resourceId) as Array<{ rowid: number }>;
+      for (const r of rows) {
+        this.#stmts.deleteVec.run(BigInt(r.rowid));
+        this.#db.prepare(`DELETE FROM points WHERE rowid = ?`).run(r.rowid);
+      }
+      return rows.length;
+    })();
+  }
+
   async countVersion(catalogId: string, version: number): Promise<number> {
     this.#check();
     return (this.#stmts.countVersion.get(`${catalogId}:${version}`) as { n: number }).n;

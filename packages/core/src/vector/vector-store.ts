@@ -43,6 +43,8 @@ export interface VectorStore {
   upsert(points: VectorPoint[]): Promise<void>;
   search(query: VectorQuery): Promise<VectorHit[]>;
   deleteVersion(catalogId: string, version: number): Promise<number>;
+  /** Remove every point of one page (a page rewritten with fewer chunks must not keep its old ones). */
+  deleteResource(catalogId: string, version: number, resourceId: string): Promise<number>;
   countVersion(catalogId: string, version: number): Promise<number>;
   close(): Promise<void>;
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { CrawlerError, type CrawlFrontier, type FrontierEntry, type LeasedEntry } from '@greenfinger/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
@@ -217,6 +218,35 @@ export function describeFrontierContract(
       if (!harness.reopen) throw new Error(`${name}: a durable harness must give reopen()`);
       return harness.reopen();
     };
+
+    it('commit() enqueues, acks (marking urls done) and stores the checkpoint together', async () => {
+      await frontier.putAll([e(1), e(2)]);
+      const a = (await frontier.poll()) as LeasedEntry;
+      const enqueued = await frontier.commit({
+        puts: [e(2), e(3), e(3)],
+        acks: [a],
+        checkpoint: (r) => JSON.stringify({ enqueued: r.filter(Boolean).length }),
+      });
+      expect(enqueued).toEqual([false, true, false]);
+      expect(frontier.inFlight()).toBe(0);
+      expect(JSON.parse((await frontier.checkpoint()) as string)).toEqual({ enqueued: 1 });
+      const done: string[] = [];
+      for await (const batch of frontier.doneUrlHashes()) done.push(...batch);
+      expect(done).toEqual([createHash('sha256').update(e(1).url).digest('hex')]);
+      expect(urls(await drain(frontier))).toEqual(urls([e(2), e(3)]));
+    });
+
+    it('recover({ keepRun }) keeps "queued during this run": handled urls stay collapsed', async () => {
+      await frontier.putAll([e(1), e(2)]);
+      const a = (await frontier.poll()) as LeasedEntry;
+      await frontier.commit({ puts: [], acks: [a] });
+      (await frontier.poll()) as LeasedEntry;
+      expect(await frontier.recover({ keepRun: true })).toBe(1);
+      expect(await frontier.put(e(1))).toBe(false);
+      expect(urls(await drain(frontier))).toEqual(urls([e(2)]));
+      expect(await frontier.recover()).toBe(0);
+      expect(await frontier.put(e(1))).toBe(true);
+    });
 
     describe('durability', () => {
       it('keeps queue, order, size and sequence across close and reopen', async () => {

@@ -1,6 +1,7 @@
 import {
   type CatalogSettings,
   type CrawlProgress,
+  type CrawlVerb,
   Greenfinger,
   type OutputLayer,
   type RunReport,
@@ -11,6 +12,7 @@ import { commandLogger, EXIT, type Io, reportError } from '../io.js';
 import { intArg, listArg, numberArg } from '../program.js';
 
 interface CrawlOptions {
+  refresh?: boolean;
   url?: string;
   startUrl?: string;
   name?: string;
@@ -47,44 +49,85 @@ export function parseOutputs(value: string): OutputLayer[] {
   return layers as OutputLayer[];
 }
 
+const VERBS: Array<{ verb: CrawlVerb; summary: string; help: string; example: string }> = [
+  {
+    verb: 'crawl',
+    summary: 'Crawl a catalog: a new --url creates it; --id, --name or --url name an existing one.',
+    help:
+      'The url is the identity and the boundary: pages outside it are not crawled. --start-url must sit under it.\n' +
+      'Pages this version already holds are not fetched again (their stored links are followed).',
+    example:
+      '  greenfinger crawl --url http://127.0.0.1:8084/ --start-url http://127.0.0.1:8084/index.html\n' +
+      '  greenfinger crawl --name docs --max-pages 100 --outputs file+index --json',
+  },
+  {
+    verb: 'update',
+    summary: 'Fetch only urls not seen before in the current version; new pages only. --refresh = merge.',
+    help: 'Known pages are not requested: their links are read from the stored html. Publishes when it ends normally.',
+    example: '  greenfinger update --name docs\n  greenfinger update --name docs --refresh   # same as merge',
+  },
+  {
+    verb: 'merge',
+    summary: 'Update, and revisit the pages held with conditional GET; rewrite only pages that changed (same id).',
+    help: 'An unchanged site answers 304 and nothing is written. A changed page keeps its id; search shows the new text.',
+    example: '  greenfinger merge --name docs --json',
+  },
+  {
+    verb: 'rebuild',
+    summary: 'Write a new version of the catalog in full; the published one keeps serving until the new one publishes.',
+    help: 'An interrupted rebuild leaves search as it was; continue it with resume.',
+    example: '  greenfinger rebuild --name docs',
+  },
+  {
+    verb: 'resume',
+    summary: 'Continue what is left on the frontier after a stop or a crash, as the interrupted run would have.',
+    help: 'Nothing is fetched twice and the counters continue. Fails when the frontier of the current version is empty.',
+    example: '  greenfinger resume --name docs',
+  },
+];
+
 export function crawlCommand(program: Command, io: Io, setCode: (code: number) => void): void {
-  program
-    .command('crawl')
-    .description('Crawl a catalog: a new --url creates it; --id, --name or --url name an existing one.')
-    .option('--url <url>', 'the site: identity and boundary of the catalog')
-    .option('--start-url <url>', 'where fetching begins; must sit under --url (default: --url)')
-    .option('--name <name>', 'catalog name (default: the host)')
-    .option('--id <id>', 'an existing catalog id')
-    .option('--depth <n>', 'link depth from the start url, -1 = unlimited', intArg('--depth', -1))
-    .option('--max-pages <n>', 'stop (and publish) after this many saved pages', intArg('--max-pages', 1))
-    .option('--duration <minutes>', 'stop (and publish) after this many minutes', numberArg('--duration', 0.01))
-    .option('--interval <ms>', 'minimum milliseconds between two requests to one host', intArg('--interval', 0))
-    .option('--threads <n>', 'pages in flight at once', intArg('--threads', 1))
-    .option('--host-concurrency <n>', 'requests in flight at once to one host', intArg('--host-concurrency', 1))
-    .option('--include <pattern>', 'only paths matching this glob (repeatable, comma list)', listArg)
-    .option('--exclude <pattern>', 'skip paths matching this glob (repeatable, comma list)', listArg)
-    .option('--outputs <layers>', 'output layers: file+index+vector (file is always on)')
-    .addOption(new Option('--no-images', 'do not keep pictures'))
-    .addOption(new Option('--no-robots', 'ignore robots.txt (only for sites you own)'))
-    .option('--data <dir>', 'data root holding system/ and user/ (default ./data or GF_DATA_STORE)')
-    .option('--json', 'print exactly one JSON document: the run report')
-    .option('--verbose', 'write the JSON log to stderr instead of data/system/logs')
-    .addHelpText(
-      'after',
-      '\nThe url is the identity and the boundary: pages outside it are not crawled. --start-url must sit under it.\n' +
-        'A crawl that ends normally (frontier drained, --max-pages or --duration reached) publishes its version;\n' +
-        'Ctrl-C stops gracefully and publishes nothing (run it again to continue). Exit code 1 when nothing was saved.\n\n' +
-        'Examples:\n  greenfinger crawl --url http://127.0.0.1:8084/ --start-url http://127.0.0.1:8084/index.html\n' +
-        '  greenfinger crawl --name docs --max-pages 100 --outputs file+index --json',
-    )
-    .action(async (opts: CrawlOptions) => {
-      setCode(await runCrawl(opts, io));
-    });
+  for (const { verb, summary, help, example } of VERBS) {
+    const cmd = program
+      .command(verb)
+      .description(summary)
+      .option('--url <url>', verb === 'crawl' ? 'the site: identity and boundary of the catalog' : 'the catalog with this url')
+      .option('--name <name>', verb === 'crawl' ? 'catalog name (default: the host)' : 'the catalog with this name')
+      .option('--id <id>', 'the catalog with this id');
+    if (verb === 'crawl') cmd.option('--start-url <url>', 'where fetching begins; must sit under --url (default: --url)');
+    if (verb === 'update') cmd.option('--refresh', 'also revisit the pages held (= merge)');
+    cmd
+      .option('--depth <n>', 'link depth from the start url, -1 = unlimited', intArg('--depth', -1))
+      .option('--max-pages <n>', 'stop (and publish) after this many saved pages', intArg('--max-pages', 1))
+      .option('--duration <minutes>', 'stop (and publish) after this many minutes', numberArg('--duration', 0.01))
+      .option('--interval <ms>', 'minimum milliseconds between two requests to one host', intArg('--interval', 0))
+      .option('--threads <n>', 'pages in flight at once', intArg('--threads', 1))
+      .option('--host-concurrency <n>', 'requests in flight at once to one host', intArg('--host-concurrency', 1))
+      .option('--include <pattern>', 'only paths matching this glob (repeatable, comma list)', listArg)
+      .option('--exclude <pattern>', 'skip paths matching this glob (repeatable, comma list)', listArg)
+      .option('--outputs <layers>', 'output layers: file+index+vector (file is always on)')
+      .addOption(new Option('--no-images', 'do not keep pictures'))
+      .addOption(new Option('--no-robots', 'ignore robots.txt (only for sites you own)'))
+      .option('--data <dir>', 'data root holding system/ and user/ (default ./data or GF_DATA_STORE)')
+      .option('--json', 'print exactly one JSON document: the run report')
+      .option('--verbose', 'write the JSON log to stderr instead of data/system/logs')
+      .addHelpText(
+        'after',
+        `\n${help}\nA run that ends normally (frontier drained, --max-pages or --duration reached) publishes its version;\n` +
+          'Ctrl-C (or `greenfinger pause`) stops gracefully and publishes nothing — continue with resume.\n' +
+          'Exit code 1 when nothing was saved, 2 for wrong use, 130 after Ctrl-C.\n\nExamples:\n' +
+          example,
+      )
+      .action(async (opts: CrawlOptions) => {
+        const action: CrawlVerb = verb === 'update' && opts.refresh ? 'merge' : verb;
+        setCode(await runCrawl(action, opts, io));
+      });
+  }
 }
 
-async function runCrawl(opts: CrawlOptions, io: Io): Promise<number> {
+async function runCrawl(action: CrawlVerb, opts: CrawlOptions, io: Io): Promise<number> {
   if (!opts.url && !opts.id && !opts.name) {
-    io.err('greenfinger: crawl needs a catalog — give --url <site> (creates it) or --id / --name of an existing one\n');
+    io.err(`greenfinger: ${action} needs a catalog — give ${action === 'crawl' ? '--url <site> (creates it) or ' : ''}--id, --name or --url of an existing one\n`);
     return EXIT.usage;
   }
   let gf: Greenfinger | undefined;
@@ -120,6 +163,7 @@ async function runCrawl(opts: CrawlOptions, io: Io): Promise<number> {
     const log = commandLogger(opts.data, { verbose: opts.verbose, toFile: true });
     gf = await Greenfinger.open({ settings: { dataStore: opts.data }, log });
     const report: RunReport = await gf.crawler.crawl({
+      action,
       url: opts.url,
       startUrl: opts.startUrl,
       name: opts.name,
@@ -129,7 +173,7 @@ async function runCrawl(opts: CrawlOptions, io: Io): Promise<number> {
       onStart: ({ catalog, version, created, embedding }) => {
         if (opts.json) return;
         io.err(
-          `${created ? 'created' : 'crawling'} catalog "${catalog.name}" (${catalog.id}) version ${version}: ${catalog.startUrl}\n`,
+          `${created ? 'created catalog' : `${action}:`} "${catalog.name}" (${catalog.id}) version ${version}: ${catalog.startUrl}\n`,
         );
         if (embedding) io.err(`embeddings: ${embedding}\n`);
       },

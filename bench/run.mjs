@@ -1,0 +1,74 @@
+// On-demand benchmarks: npm run bench -- <name> [--runs N] [options]
+//   handbook | python   our crawl vs Crawlee and Scrapy over a real corpus        (--crawlers ours,crawlee,scrapy)
+//   latency             handbook behind a --latency 50 proxy vs none               (--latency MS, --concurrency N)
+//   vectors             python with vectors on vs off
+//   frontier            LevelFrontier / LevelUrlFilter at 100k and 1M urls
+//   search              SearchService over real crawls + generated pages           (--pages N, --queries N, --data DIR)
+//   all                 every one of the above
+// Results: a markdown table per bench on stdout, JSON in bench/results/<name>-<stamp>.json.
+import { compareBench, latencyBench, vectorsBench } from './crawl.mjs';
+import { frontierBench } from './frontier-bench.mjs';
+import { searchBench } from './search.mjs';
+
+const NAMES = ['handbook', 'python', 'latency', 'vectors', 'frontier', 'search'];
+
+function parseArgs(argv) {
+  const names = [];
+  const opts = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (!a.startsWith('--')) {
+      names.push(a);
+      continue;
+    }
+    const [key, inline] = a.slice(2).split('=');
+    const value = inline ?? (argv[i + 1] && !argv[i + 1].startsWith('--') ? argv[++i] : 'true');
+    opts[key] = value;
+  }
+  return { names, opts };
+}
+
+const { names, opts } = parseArgs(process.argv.slice(2));
+const wanted = names.includes('all') ? NAMES : names;
+const unknown = wanted.filter((n) => !NAMES.includes(n));
+if (wanted.length === 0 || unknown.length > 0) {
+  console.error(
+    `${unknown.length ? `unknown bench: ${unknown.join(', ')}\n` : ''}usage: npm run bench -- <${[...NAMES, 'all'].join('|')}> [--runs N]`,
+  );
+  process.exit(2);
+}
+const num = (key, fallback) => {
+  if (opts[key] === undefined) return fallback;
+  const n = Number(opts[key]);
+  if (!Number.isInteger(n) || n < 1) {
+    console.error(`--${key} ${opts[key]}: give a whole number from 1`);
+    process.exit(2);
+  }
+  return n;
+};
+const runs = num('runs', 3);
+const failed = [];
+for (const name of wanted) {
+  let result;
+  if (name === 'handbook' || name === 'python') {
+    result = await compareBench(name, { runs, crawlers: opts.crawlers?.split(',') });
+  } else if (name === 'latency') {
+    result = await latencyBench({
+      runs,
+      latencyMs: num('latency', 50),
+      concurrency: num('concurrency', 16),
+    });
+  } else if (name === 'vectors') {
+    result = await vectorsBench({ runs });
+  } else if (name === 'frontier') {
+    result = await frontierBench();
+  } else {
+    result = await searchBench({
+      pages: num('pages', 100_000),
+      queries: num('queries', 300),
+      data: opts.data,
+    });
+  }
+  failed.push(...result.goals.filter((g) => !g.pass).map((g) => g.goal));
+}
+console.log(failed.length ? `\n${failed.length} goal(s) not met: ${failed.join('; ')}` : '\nevery goal met');
