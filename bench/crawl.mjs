@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCorpus } from '../packages/core/test/support/corpus.ts';
-import { measure } from './lib/measure.mjs';
+import { measure, waitForQuiet } from './lib/measure.mjs';
 import { fmt, goal, mdTable, median, repoRoot, saveResults } from './lib/report.mjs';
 
 const CLI = join(repoRoot, 'packages/shell/dist/bin.js');
@@ -112,7 +112,8 @@ const scrapy = {
 };
 
 /** One crawl: fresh server, measured child, server stopped, log analysed. */
-async function crawlOnce(corpusName, crawler, { latencyMs = 0, timeoutMs = 900_000 } = {}) {
+async function crawlOnce(corpusName, crawler, { latencyMs = 0, timeoutMs = 900_000, quietWaitS = 60 } = {}) {
+  const quiet = await waitForQuiet({ maxWaitS: quietWaitS });
   const corpus = await startCorpus(corpusName, { latencyMs });
   const spec = crawler.start(corpus);
   let m;
@@ -142,6 +143,8 @@ async function crawlOnce(corpusName, crawler, { latencyMs = 0, timeoutMs = 900_0
     code: m.code,
     wallS: m.wallS,
     cpuS: m.cpuS,
+    otherCpuS: m.otherCpuS,
+    quietBefore: quiet,
     userS: m.userS,
     systemS: m.systemS,
     peakRssMb: m.peakRssMb,
@@ -149,6 +152,7 @@ async function crawlOnce(corpusName, crawler, { latencyMs = 0, timeoutMs = 900_0
     treeRssPeakMb: m.treeRssPeakMb,
     pages: parsed.pages,
     pagesPerS: parsed.pages / m.wallS,
+    htmlPerS: log.html200 / m.wallS,
     cpuMsPerPage: (m.cpuS * 1000) / parsed.pages,
     log,
     proxy: corpus.proxyStats(),
@@ -156,20 +160,21 @@ async function crawlOnce(corpusName, crawler, { latencyMs = 0, timeoutMs = 900_0
   };
   console.log(
     `  ${crawler.label.padEnd(14)} ${fmt(m.wallS, 2).padStart(7)} s  ${String(parsed.pages).padStart(5)} pages  ` +
-      `${fmt(record.pagesPerS, 0).padStart(5)} pages/s  ${fmt(m.peakRssMb, 0).padStart(4)} MB  cpu ${fmt(m.cpuS, 1)} s  ` +
+      `${fmt(record.pagesPerS, 0).padStart(5)} pages/s  ${fmt(m.peakRssMb, 0).padStart(4)} MB  cpu ${fmt(m.cpuS, 1)} s ` +
+      `(rest of machine ${fmt(m.otherCpuS, 1)} s${quiet.quiet ? '' : `, BUSY before start: ${fmt(quiet.busyCores, 1)} cores`})  ` +
       `${log.requests} requests, ${log.html200} html 200, ${log.repeatedPaths} paths twice`,
   );
   return record;
 }
 
 /** Runs `crawlers` over `corpusName` `runs` times, alternating the order (ours first, then baselines first). */
-async function runAll(corpusName, crawlers, runs, options) {
+async function runAll(corpusName, crawlers, runs, options, quietWaitS) {
   warmCorpus(corpusName);
   const records = [];
   for (let run = 1; run <= runs; run++) {
     const order = run % 2 === 1 ? crawlers : [...crawlers].reverse();
     console.log(`run ${run}/${runs}: ${order.map((c) => c.label).join(', ')}`);
-    for (const c of order) records.push({ run, ...(await crawlOnce(corpusName, c, options(c))) });
+    for (const c of order) records.push({ run, ...(await crawlOnce(corpusName, c, { quietWaitS, ...options(c) })) });
   }
   return records;
 }
@@ -184,9 +189,11 @@ function summarise(records, label) {
     wallEach: pick('wallS'),
     pages: median(pick('pages')),
     pagesPerS: median(pick('pagesPerS')),
+    htmlPerS: median(pick('htmlPerS')),
     peakRssMb: median(pick('peakRssMb')),
     rssEach: pick('peakRssMb'),
     cpuS: median(pick('cpuS')),
+    otherCpuS: median(pick('otherCpuS')),
     cpuMsPerPage: median(pick('cpuMsPerPage')),
     html200: median(mine.map((r) => r.log.html200)),
     requests: median(mine.map((r) => r.log.requests)),
@@ -201,9 +208,11 @@ function crawlTable(summaries) {
       'wall s median (each run)',
       'pages',
       'pages/s',
+      'html 200/s',
       'peak RSS MB median (each)',
       'CPU s',
       'CPU ms/page',
+      'rest of machine CPU s',
       'requests',
       'html 200',
       'paths fetched twice',
@@ -213,9 +222,11 @@ function crawlTable(summaries) {
       `${fmt(s.wallS, 2)} (${s.wallEach.map((w) => fmt(w, 2)).join(', ')})`,
       s.pages,
       fmt(s.pagesPerS, 0),
+      fmt(s.htmlPerS, 0),
       `${fmt(s.peakRssMb, 0)} (${s.rssEach.map((r) => fmt(r, 0)).join(', ')})`,
       fmt(s.cpuS, 1),
       fmt(s.cpuMsPerPage, 2),
+      fmt(s.otherCpuS, 1),
       s.requests,
       s.html200,
       s.repeatedPaths,
@@ -279,11 +290,11 @@ function savedOnce(records) {
 }
 
 /** `handbook` or `python`: ours vs Crawlee vs Scrapy. */
-export async function compareBench(corpusName, { runs = 3, crawlers: only } = {}) {
+export async function compareBench(corpusName, { runs = 3, crawlers: only, quietWaitS } = {}) {
   const all = [ours('greenfinger'), crawlee, scrapy];
   const crawlers = only ? all.filter((c) => only.includes(c.label) || (c.ours && only.includes('ours'))) : all;
   console.log(`\n== ${corpusName}: ${crawlers.map((c) => c.label).join(' vs ')}, ${runs} run(s) ==`);
-  const records = await runAll(corpusName, crawlers, runs, () => ({}));
+  const records = await runAll(corpusName, crawlers, runs, () => ({}), quietWaitS);
   const summaries = crawlers.map((c) => summarise(records, c.label));
   const [us, ...baselines] = summaries;
   console.log(`\n${crawlTable(summaries)}\n`);
@@ -291,11 +302,13 @@ export async function compareBench(corpusName, { runs = 3, crawlers: only } = {}
     `greenfinger / ${b.label}`,
     fmt(us.wallS / b.wallS, 2),
     fmt(us.peakRssMb / b.peakRssMb, 2),
-    fmt(us.cpuMsPerPage / b.cpuMsPerPage, 2),
-    fmt(us.pagesPerS / b.pagesPerS, 2),
+    fmt(us.cpuS / us.html200 / (b.cpuS / b.html200), 2),
+    fmt(us.htmlPerS / b.htmlPerS, 2),
   ]);
   if (ratioRows.length) {
-    console.log(`${mdTable(['ratio (medians)', 'wall', 'peak RSS', 'CPU/page', 'pages/s'], ratioRows)}\n`);
+    console.log(
+      `${mdTable(['ratio (medians)', 'wall', 'peak RSS', 'CPU per html page', 'html pages/s'], ratioRows)}\n`,
+    );
   }
   console.log(stageLine(records.filter((r) => r.crawler === us.label)));
   const goals = [];
@@ -321,11 +334,11 @@ export async function compareBench(corpusName, { runs = 3, crawlers: only } = {}
 }
 
 /** `latency`: handbook behind a 50 ms proxy vs without, our crawl with `concurrency` per host. */
-export async function latencyBench({ runs = 1, latencyMs = 50, concurrency = 16 } = {}) {
+export async function latencyBench({ runs = 3, latencyMs = 50, concurrency = 16, quietWaitS } = {}) {
   const plain = ours('no latency', { concurrency });
   const slow = ours(`latency ${latencyMs} ms`, { concurrency });
   console.log(`\n== latency: handbook, host concurrency ${concurrency}, ${latencyMs} ms vs none, ${runs} run(s) ==`);
-  const records = await runAll('handbook', [plain, slow], runs, (c) => ({ latencyMs: c === slow ? latencyMs : 0 }));
+  const records = await runAll('handbook', [plain, slow], runs, (c) => ({ latencyMs: c === slow ? latencyMs : 0 }), quietWaitS);
   const a = summarise(records, plain.label);
   const b = summarise(records, slow.label);
   console.log(`\n${crawlTable([a, b])}\n`);
@@ -359,11 +372,11 @@ export async function latencyBench({ runs = 1, latencyMs = 50, concurrency = 16 
 }
 
 /** `vectors`: the python corpus with vectors on vs off. */
-export async function vectorsBench({ runs = 3 } = {}) {
+export async function vectorsBench({ runs = 3, quietWaitS } = {}) {
   const on = ours('vectors on', { outputs: 'file+index+vector' });
   const off = ours('vectors off', { outputs: 'file+index' });
   console.log(`\n== vectors: python, file+index+vector vs file+index, ${runs} run(s) ==`);
-  const records = await runAll('python', [on, off], runs, () => ({ timeoutMs: 1_800_000 }));
+  const records = await runAll('python', [on, off], runs, () => ({ timeoutMs: 1_800_000 }), quietWaitS);
   const a = summarise(records, on.label);
   const b = summarise(records, off.label);
   console.log(`\n${crawlTable([a, b])}\n`);

@@ -5,6 +5,7 @@
 //   frontier            LevelFrontier / LevelUrlFilter at 100k and 1M urls
 //   search              SearchService over real crawls + generated pages           (--pages N, --queries N, --data DIR)
 //   all                 every one of the above
+// Every crawl first waits (at most --quiet-wait S, default 60) for the rest of the machine to go quiet.
 // Results: a markdown table per bench on stdout, JSON in bench/results/<name>-<stamp>.json.
 import { compareBench, latencyBench, vectorsBench } from './crawl.mjs';
 import { frontierBench } from './frontier-bench.mjs';
@@ -47,19 +48,21 @@ const num = (key, fallback) => {
   return n;
 };
 const runs = num('runs', 3);
+const quietWaitS = opts['quiet-wait'] === undefined ? 60 : Number(opts['quiet-wait']);
 const failed = [];
 for (const name of wanted) {
   let result;
   if (name === 'handbook' || name === 'python') {
-    result = await compareBench(name, { runs, crawlers: opts.crawlers?.split(',') });
+    result = await compareBench(name, { runs, crawlers: opts.crawlers?.split(','), quietWaitS });
   } else if (name === 'latency') {
     result = await latencyBench({
       runs,
       latencyMs: num('latency', 50),
       concurrency: num('concurrency', 16),
+      quietWaitS,
     });
   } else if (name === 'vectors') {
-    result = await vectorsBench({ runs });
+    result = await vectorsBench({ runs, quietWaitS });
   } else if (name === 'frontier') {
     result = await frontierBench();
   } else {

@@ -23,7 +23,7 @@ class BenchSpider(CrawlSpider):
     name = "bench"
     allowed_domains = [HOST]
     start_urls = [START_URL]
-    rules = (Rule(LinkExtractor(allow_domains=[HOST]), callback="parse_item", follow=True),)
+    rules = (Rule(LinkExtractor(), callback="parse_item", follow=True),)
 
     def parse_start_url(self, response, **kwargs):
         return self.parse_item(response)

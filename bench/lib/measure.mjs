@@ -1,6 +1,7 @@
 // Runs one command as a child process and measures it: wall seconds, CPU seconds (user + system, children
 // included, from GNU time's wait4 rusage), peak RSS (GNU time's maxrss, cross-checked by polling VmHWM of the
-// measured process and summing VmRSS over its process tree), stdout and stderr.
+// measured process and summing VmRSS over its process tree), CPU the rest of the machine used meanwhile
+// (servers, other jobs: a busy machine makes a run unrepresentative), stdout and stderr.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,13 @@ function readProc(path) {
   } catch {
     return '';
   }
+}
+
+/** Busy CPU seconds of the whole machine since boot (every field of the cpu line but idle and iowait). */
+function machineBusyS() {
+  const f = readProc('/proc/stat').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const busy = f.reduce((a, b) => a + b, 0) - (f[3] ?? 0) - (f[4] ?? 0);
+  return busy / CLOCK_TICKS;
 }
 
 function childrenOf(pid) {
@@ -41,7 +49,7 @@ function cpuTicks(pid) {
  * @param {string[]} args
  * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, timeoutMs?: number, pollMs?: number }} [options]
  * @returns {Promise<{ code: number | null, signal: string | null, timedOut: boolean, wallS: number, cpuS: number,
- *   userS: number, systemS: number, peakRssMb: number, hwmPolledMb: number, treeRssPeakMb: number,
+ *   userS: number, systemS: number, otherCpuS: number, peakRssMb: number, hwmPolledMb: number, treeRssPeakMb: number,
  *   stdout: string, stderr: string }>}
  */
 export function measure(command, args, options = {}) {
@@ -52,6 +60,7 @@ export function measure(command, args, options = {}) {
   const [file, argv] = useTime ? [GNU_TIME, ['-f', '%e %U %S %M', '-o', timeFile, command, ...args]] : [command, args];
   return new Promise((resolve, reject) => {
     const started = performance.now();
+    const busyAtStart = machineBusyS();
     const child = spawn(file, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     const stdout = [];
     const stderr = [];
@@ -91,6 +100,7 @@ export function measure(command, args, options = {}) {
     });
     child.on('close', (code, signal) => {
       const wallS = (performance.now() - started) / 1000;
+      const machineBusy = machineBusyS() - busyAtStart;
       clearInterval(timer);
       clearTimeout(killer);
       let userS = lastTicks / CLOCK_TICKS;
@@ -110,6 +120,7 @@ export function measure(command, args, options = {}) {
         timedOut,
         wallS,
         cpuS: userS + systemS,
+        otherCpuS: Math.max(0, machineBusy - userS - systemS),
         userS,
         systemS,
         peakRssMb: Math.max(maxRssKb, hwmKb) / 1024,
@@ -120,4 +131,24 @@ export function measure(command, args, options = {}) {
       });
     });
   });
+}
+
+/**
+ * Waits until the rest of the machine is quiet (under `thresholdCores` busy for `settleS` seconds in a row), at most
+ * `maxWaitS`: other jobs on a 2-core machine would otherwise decide the result. Says whether it got quiet.
+ */
+export async function waitForQuiet({ maxWaitS = 60, thresholdCores = 0.3, settleS = 3 } = {}) {
+  const started = performance.now();
+  let last = machineBusyS();
+  let quietFor = 0;
+  let busy = 0;
+  while ((performance.now() - started) / 1000 < maxWaitS) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = machineBusyS();
+    busy = now - last;
+    last = now;
+    quietFor = busy < thresholdCores ? quietFor + 1 : 0;
+    if (quietFor >= settleS) return { quiet: true, waitedS: (performance.now() - started) / 1000, busyCores: busy };
+  }
+  return { quiet: false, waitedS: (performance.now() - started) / 1000, busyCores: busy };
 }

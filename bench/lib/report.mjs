@@ -1,6 +1,6 @@
 // Small helpers for the bench harness: medians, markdown tables, PASS/FAIL lines and the results file.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -48,6 +48,7 @@ export function machine() {
     cpuModel: c[0]?.model ?? 'unknown',
     memoryGb: Math.round(totalmem() / 2 ** 30),
     platform: `${process.platform} ${process.arch}`,
+    loadAverage: loadavg().map((l) => Number(l.toFixed(2))),
   };
 }
 

@@ -1,7 +1,11 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { catalogCommand } from './commands/catalog.js';
 import { controlCommands } from './commands/control.js';
 import { crawlCommand } from './commands/crawl.js';
+import { deleteCommand } from './commands/delete.js';
+import { replayCommand } from './commands/replay.js';
 import { searchCommand } from './commands/search.js';
+import { versionsCommand } from './commands/versions.js';
 import { EXIT, type Io, processIo, reportError } from './io.js';
 
 export const VERSION = '0.1.0';
@@ -40,6 +44,7 @@ export function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .description('Crawl a site into a searchable, versioned collection, and search it by words or by meaning.')
     .version(VERSION, '-v, --version')
     .showSuggestionAfterError(true)
+    .enablePositionalOptions()
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.out(s),
@@ -53,6 +58,10 @@ export function buildProgram(io: Io, setCode: (code: number) => void): Command {
   );
   crawlCommand(program, io, setCode);
   searchCommand(program, io, setCode);
+  replayCommand(program, io, setCode);
+  deleteCommand(program, io, setCode);
+  versionsCommand(program, io, setCode);
+  catalogCommand(program, io, setCode);
   controlCommands(program, io, setCode);
   return program;
 }

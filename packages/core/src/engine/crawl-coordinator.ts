@@ -1,12 +1,7 @@
-import type { CrawlFrontier, FrontierEntry, LeasedEntry } from '../frontier/frontier.js';
+import type { CrawlFrontier, FrontierCommit, FrontierEntry } from '../frontier/frontier.js';
 
-/** What a page's outcome commits along with the links it dispatches. */
-export interface DispatchCommit {
-  /** Leases of the urls handled, acknowledged in the same write as the links. */
-  acks: LeasedEntry[];
-  /** The run's counters after this batch, given which entries were enqueued. */
-  checkpoint?: (enqueued: boolean[]) => string;
-}
+/** What a page's outcome commits along with the links it dispatches (see FrontierCommit). */
+export type DispatchCommit = Omit<FrontierCommit, 'puts'>;
 
 /**
  * The two questions distribution asks: where does the next hop go, and is the crawl finished.
@@ -26,7 +21,7 @@ export class LocalCrawlCoordinator implements CrawlCoordinator {
     this.#frontier = frontier;
   }
   dispatch(entries: FrontierEntry[], commit: DispatchCommit = { acks: [] }): Promise<boolean[]> {
-    return this.#frontier.commit({ puts: entries, acks: commit.acks, checkpoint: commit.checkpoint });
+    return this.#frontier.commit({ ...commit, puts: entries });
   }
   async isFinished(local: { active: number }): Promise<boolean> {
     return local.active === 0 && this.#frontier.inFlight() === 0 && (await this.#frontier.size()) === 0;

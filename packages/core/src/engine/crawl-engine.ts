@@ -9,14 +9,14 @@ import type { Extractor, FetchResult } from '../fetch/extractor.js';
 import type { CrawlFrontier, FrontierEntry, LeasedEntry } from '../frontier/frontier.js';
 import { ids, sha256Hex, urlHash } from '../ids.js';
 import { keys } from '../layout.js';
-import type { Catalog, CrawlAction, ImageRow, ResourceImageRow, ResourceRow } from '../model.js';
+import type { Catalog, CrawlAction, ImageRow, OutputLayer, ResourceImageRow, ResourceRow } from '../model.js';
 import { Outcome } from '../outcomes.js';
 import type { CompositeOutputChannel } from '../outputs/composite-output-channel.js';
 import type { PageImage } from '../outputs/output-channel.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { ResourceRecordStore } from '../storage/record-store.js';
-import type { CrawlCoordinator } from './crawl-coordinator.js';
 import { type CounterSnapshot, Counters } from './counters.js';
+import type { CrawlCoordinator } from './crawl-coordinator.js';
 import { imageExtension, probeImageSize } from './image-probe.js';
 import type { InflightStore } from './inflight-store.js';
 
@@ -25,7 +25,13 @@ export interface Politeness {
   acquire(host: string): Promise<() => void>;
 }
 
-export type EndReason = 'frontier-drained' | 'max-pages' | 'duration' | 'interrupted' | 'consecutive-failures' | 'error';
+export type EndReason =
+  | 'frontier-drained'
+  | 'max-pages'
+  | 'duration'
+  | 'interrupted'
+  | 'consecutive-failures'
+  | 'error';
 
 /** Normal ends publish; an external stop, a run of failures or an error does not. */
 export const PUBLISHING_ENDS: ReadonlySet<EndReason> = new Set(['frontier-drained', 'max-pages', 'duration']);
@@ -105,6 +111,8 @@ interface Completion {
   links?: ResourceImageRow[];
   newImages?: number;
   fetched?: boolean;
+  /** Url hashes of the pictures this page fetched (their write-ahead records go at commit). */
+  fetchedImages?: string[];
 }
 
 const COMMIT_BATCH = 64;
@@ -136,11 +144,33 @@ export class CrawlEngine {
   #imagesStored = new Set<string>();
   #fatal: unknown;
   #recovered = 0;
+  /** Saved pages whose index or vector write is still owed, by resource id. */
+  #owed = new Map<
+    string,
+    { pending: Set<OutputLayer>; committed: boolean; early: Array<{ layer: OutputLayer; ok: boolean }> }
+  >();
+  /** Layers that reported a committed page durable since the last commit. */
+  #durable: Array<{ layer: OutputLayer; id: string; ok: boolean }> = [];
 
   constructor(deps: CrawlEngineDeps) {
     this.#d = deps;
     this.#log = deps.log.child({ component: 'engine', catalogId: deps.catalog.id, version: deps.version });
     this.counters = new Counters(Date.now());
+    deps.outputs.onDurable((layer, id, ok) => this.#onDurable(layer, id, ok));
+  }
+
+  /**
+   * A later-writing layer made a page durable. Before the page is committed, the commit counts it directly;
+   * after, the next commit clears the page's journal entry and counts it — in the same write as the counters.
+   */
+  #onDurable(layer: OutputLayer, id: string, ok: boolean): void {
+    const owed = this.#owed.get(id);
+    if (owed && !owed.committed) owed.early.push({ layer, ok });
+    else {
+      this.#durable.push({ layer, id, ok });
+      if (!this.#commitTimer && this.#pending.length === 0)
+        this.#commitTimer = setTimeout(() => void this.#commit(), COMMIT_INTERVAL_MS);
+    }
   }
 
   /** Pages being handled right now. */
@@ -166,10 +196,13 @@ export class CrawlEngine {
     const d = this.#d;
     const s = d.catalog.settings;
     this.#recovered = await d.frontier.recover({ keepRun: d.resume === true });
+    await this.#knownImages();
     if (d.resume) await this.#resumeState();
+    await this.#repairOwed();
     this.#reserved = this.counters.saved;
     if (!d.resume && (await d.frontier.size()) === 0) await this.#seed();
-    else this.#log.info({ recovered: this.#recovered, queued: await d.frontier.size() }, 'continuing from the frontier');
+    else
+      this.#log.info({ recovered: this.#recovered, queued: await d.frontier.size() }, 'continuing from the frontier');
 
     const durationTimer = setTimeout(() => this.stop('duration'), s.durationMinutes * 60_000);
     durationTimer.unref();
@@ -178,9 +211,8 @@ export class CrawlEngine {
     await this.#commit();
     await this.#committing;
     await d.outputs.flush();
-    const stats = d.outputs.stats();
-    this.counters.indexed = stats.index?.written ?? 0;
-    this.counters.vectored = stats.vector?.written ?? 0;
+    await this.#commit();
+    await this.#committing;
 
     const reason: EndReason = this.#fatal ? 'error' : (this.#stopReason ?? 'frontier-drained');
     const outstanding = (await d.frontier.size()) + d.frontier.inFlight();
@@ -204,6 +236,52 @@ export class CrawlEngine {
     const saved = await d.frontier.checkpoint();
     if (saved) this.counters.restore(JSON.parse(saved) as Partial<CounterSnapshot>);
     for await (const hashes of d.frontier.doneUrlHashes()) await d.urlFilter.markAll(d.catalog.id, d.version, hashes);
+    for await (const [key] of d.frontier.journal('refused:')) {
+      if (this.#refusedSeen.size >= 1_000_000) break;
+      this.#refusedSeen.add(key.slice('refused:'.length));
+    }
+  }
+
+  /** Pictures this version already holds: a page showing one again links it without fetching it. */
+  async #knownImages(): Promise<void> {
+    const d = this.#d;
+    for await (const rows of d.records.iterateImages(d.catalog.id, d.version)) {
+      for (const row of rows) {
+        if (this.#imageByUrl.size >= 200_000) return;
+        this.#imageByUrl.set(row.url, Promise.resolve(row));
+        this.#imagesStored.add(row.id);
+      }
+    }
+  }
+
+  /** Index and vector writes a killed run still owed (its journal), written again from the files. */
+  async #repairOwed(): Promise<void> {
+    const d = this.#d;
+    const owed = new Map<string, Set<OutputLayer>>();
+    for (const layer of d.outputs.deferredLayers) {
+      for await (const [key] of d.frontier.journal(`${layer}:`)) {
+        const id = key.slice(layer.length + 1);
+        owed.set(id, (owed.get(id) ?? new Set()).add(layer));
+      }
+    }
+    for (const [id, layers] of owed) {
+      const resource = await d.records.getResource(id);
+      const text = resource ? await d.blobs.getText(resource.textPath) : undefined;
+      if (!resource || text === undefined) {
+        for (const layer of layers) this.#durable.push({ layer, id, ok: false });
+        continue;
+      }
+      const images = (await d.records.imagesOfResource(id)).map(({ alt, surroundingText, ...row }) => ({
+        row,
+        alt,
+        surroundingText,
+      }));
+      this.#owed.set(id, { pending: new Set(layers), committed: true, early: [] });
+      const page = { catalog: d.catalog, version: d.version, resource, text, images };
+      for (const layer of layers) await d.outputs.channel(layer)?.write(page);
+    }
+    if (owed.size > 0)
+      this.#log.info({ pages: owed.size }, 'writing index and vector entries the interrupted run owed');
   }
 
   async #seed(): Promise<void> {
@@ -241,7 +319,12 @@ export class CrawlEngine {
       if (verdict.accept) {
         offer.accepted.push({ url, depth, referrer, priority: priority < 0 ? 0 : priority + Math.min(depth, 100) });
       } else {
-        offer.refused.push({ url, outcome: verdict.outcome as Outcome, acceptor: verdict.acceptor, reason: verdict.reason });
+        offer.refused.push({
+          url,
+          outcome: verdict.outcome as Outcome,
+          acceptor: verdict.acceptor,
+          reason: verdict.reason,
+        });
       }
     }
     return offer;
@@ -296,7 +379,8 @@ export class CrawlEngine {
         this.#active--;
         this.#notify();
       }
-      if (this.counters.consecutiveFailures >= d.catalog.settings.maxConsecutiveFailures) this.stop('consecutive-failures');
+      if (this.counters.consecutiveFailures >= d.catalog.settings.maxConsecutiveFailures)
+        this.stop('consecutive-failures');
     }
   }
 
@@ -318,7 +402,9 @@ export class CrawlEngine {
     }
     const batch = this.#pending;
     this.#pending = [];
-    if (batch.length === 0) return this.#committing;
+    const durable = this.#durable;
+    this.#durable = [];
+    if (batch.length === 0 && durable.length === 0) return this.#committing;
     const d = this.#d;
     this.#committing = this.#committing.then(async () => {
       const started = performance.now();
@@ -340,17 +426,46 @@ export class CrawlEngine {
             refused.push(r);
           }
         }
+        const journal = { put: [] as Array<[string, string]>, del: [] as string[] };
+        // Refused urls are counted once per run; a resumed run reads them back from the journal.
+        for (const r of refused) journal.put.push([`refused:${r.url}`, '']);
         const leases = batch.flatMap((c) => (c.lease ? [c.lease] : []));
+        const written: Array<{ layer: OutputLayer; ok: boolean }> = [];
+        for (const c of batch) {
+          const owed = c.resource ? this.#owed.get(c.resource.id) : undefined;
+          if (!owed || !c.resource) continue;
+          for (const e of owed.early) {
+            owed.pending.delete(e.layer);
+            written.push(e);
+          }
+          owed.committed = true;
+          for (const layer of owed.pending) journal.put.push([`${layer}:${c.resource.id}`, '']);
+          if (owed.pending.size === 0) this.#owed.delete(c.resource.id);
+        }
+        for (const e of durable) {
+          journal.del.push(`${e.layer}:${e.id}`);
+          written.push(e);
+          const owed = this.#owed.get(e.id);
+          owed?.pending.delete(e.layer);
+          if (owed && owed.pending.size === 0) this.#owed.delete(e.id);
+        }
         await d.coordinator.dispatch(puts, {
           acks: leases,
+          journal,
           checkpoint: (enqueued) => {
+            for (const w of written) {
+              if (!w.ok) continue;
+              if (w.layer === 'index') this.counters.indexed++;
+              if (w.layer === 'vector') this.counters.vectored++;
+            }
             for (const e of enqueued) if (e) this.counters.dispatched++;
             for (const r of refused) {
               this.counters.dispatched++;
               this.counters.handle(r.outcome, r.acceptor, `${r.url}: ${r.reason}`);
             }
             for (const c of batch) {
-              if (c.outcome) this.counters.handle(c.outcome, c.detail, `${c.lease?.url ?? ''}${c.why ? `: ${c.why}` : ''}`);
+              if (c.outcome)
+                this.counters.handle(c.outcome, c.detail, `${c.lease?.url ?? ''}${c.why ? `: ${c.why}` : ''}`);
               this.counters.images += c.newImages ?? 0;
             }
             return JSON.stringify(this.counters.snapshot());
@@ -358,7 +473,7 @@ export class CrawlEngine {
         });
         const hashes = batch.flatMap((c) => (c.hash && c.lease ? [c.hash] : []));
         if (hashes.length > 0) await d.urlFilter.markAll(d.catalog.id, d.version, hashes);
-        const fetched = batch.flatMap((c) => (c.fetched && c.hash ? [c.hash] : []));
+        const fetched = batch.flatMap((c) => [...(c.fetched && c.hash ? [c.hash] : []), ...(c.fetchedImages ?? [])]);
         if (fetched.length > 0) await d.inflight.remove(fetched);
       } catch (err) {
         this.#fatal ??= err;
@@ -401,12 +516,19 @@ export class CrawlEngine {
     const recorded = await d.inflight.load(hash);
     if (recorded) {
       result = { ...recorded, text: undefined };
-      if (result.body.length > 0 && result.status === 200) result.text = decodeBody(result.body, result.contentType).text;
+      if (result.body.length > 0 && result.status === 200)
+        result.text = decodeBody(result.body, result.contentType).text;
     } else {
       try {
-        result = await this.#time('fetch', this.#fetch(d.pageFetcher, entry.url, { etag: previous?.etag, lastModified: previous?.lastModified }));
+        result = await this.#time(
+          'fetch',
+          this.#fetch(d.pageFetcher, entry.url, { etag: previous?.etag, lastModified: previous?.lastModified }),
+        );
       } catch (err) {
-        const outcome = err instanceof FetchError && /too large/i.test(err.message) ? Outcome.REJECTED_TOO_LARGE : Outcome.REJECTED_UNREACHABLE;
+        const outcome =
+          err instanceof FetchError && /too large/i.test(err.message)
+            ? Outcome.REJECTED_TOO_LARGE
+            : Outcome.REJECTED_UNREACHABLE;
         return done(outcome, undefined, errorMessage(err));
       }
       await d.inflight.save(hash, result);
@@ -422,7 +544,8 @@ export class CrawlEngine {
       if (previous) c.offer = await this.#storedLinks(previous, entry);
       return done(Outcome.REJECTED_UNMODIFIED, undefined, 'HTTP 304');
     }
-    if (result.status === 404 || result.status === 410) return done(Outcome.REJECTED_NOTFOUND, undefined, `HTTP ${result.status}`);
+    if (result.status === 404 || result.status === 410)
+      return done(Outcome.REJECTED_NOTFOUND, undefined, `HTTP ${result.status}`);
     if (result.status >= 400) return done(Outcome.REJECTED_BAD_STATUS, String(result.status), `HTTP ${result.status}`);
     if (!isMarkup(result.contentType) || result.text === undefined) {
       return done(Outcome.REJECTED_NOT_MARKUP, result.contentType.split(';')[0] || 'unknown');
@@ -441,14 +564,20 @@ export class CrawlEngine {
     const resourceId = ids.resource(d.catalog.id, d.version, hash);
     const textHash = sha256Hex(content.text);
     if (previous && previous.contentHash === textHash) return done(Outcome.REJECTED_UNMODIFIED, undefined, 'same text');
-    const holder = await this.#time('dedup', d.contentDedup.checkAndRecord(d.catalog.id, d.version, content.text, resourceId));
+    const holder = await this.#time(
+      'dedup',
+      d.contentDedup.checkAndRecord(d.catalog.id, d.version, content.text, resourceId),
+    );
     if (holder !== undefined && holder !== resourceId) {
       return done(Outcome.REJECTED_DUPLICATE, undefined, `same content as resource ${holder}`);
     }
 
     if (this.#reserved >= d.catalog.settings.maxPages) return this.#abandon();
     this.#reserved++;
-    const images = d.catalog.settings.images ? await this.#time('images', this.#images(content, entry.url)) : [];
+    c.fetchedImages = [];
+    const images = d.catalog.settings.images
+      ? await this.#time('images', this.#images(content, entry.url, c.fetchedImages))
+      : [];
     const resource: ResourceRow = {
       id: resourceId,
       catalogId: d.catalog.id,
@@ -470,13 +599,22 @@ export class CrawlEngine {
       linkDensity: content.linkDensity,
       fetchedAt: new Date().toISOString(),
     };
+    this.#owed.set(resourceId, { pending: new Set(d.outputs.deferredLayers), committed: false, early: [] });
     try {
       if (previous && d.onReplace) await d.onReplace(previous);
       await this.#time(
         'output',
-        d.outputs.write({ catalog: d.catalog, version: d.version, resource, html: result.body, text: content.text, images }),
+        d.outputs.write({
+          catalog: d.catalog,
+          version: d.version,
+          resource,
+          html: result.body,
+          text: content.text,
+          images,
+        }),
       );
     } catch (err) {
+      this.#owed.delete(resourceId);
       this.#reserved--;
       this.#log.warn({ err, url: entry.url }, 'page not saved');
       return done(Outcome.REJECTED_ERROR, 'file', errorMessage(err));
@@ -529,7 +667,7 @@ export class CrawlEngine {
   }
 
   /** Pictures of one page: fetched once per run, stored once per version by content hash. */
-  async #images(content: ExtractedContent, pageUrl: string): Promise<PageImage[]> {
+  async #images(content: ExtractedContent, pageUrl: string, fetchedImages: string[]): Promise<PageImage[]> {
     const d = this.#d;
     const min = d.settings.imageMinSize;
     const out: PageImage[] = [];
@@ -542,7 +680,7 @@ export class CrawlEngine {
       let fresh: PageImage | undefined;
       if (known === undefined) {
         // Pages handled at the same time share one fetch of a picture they both show.
-        const fetching = this.#fetchImage(url, ref.alt, ref.surroundingText);
+        const fetching = this.#fetchImage(url, ref.alt, ref.surroundingText, fetchedImages);
         known = fetching.then((img) => img?.row);
         if (this.#imageByUrl.size < 200_000) this.#imageByUrl.set(url, known);
         fresh = await fetching;
@@ -555,16 +693,28 @@ export class CrawlEngine {
     return out;
   }
 
-  async #fetchImage(url: string, alt: string, surroundingText: string): Promise<PageImage | undefined> {
+  /** One picture; its answer is kept in the write-ahead record until the page showing it is committed. */
+  async #fetchImage(
+    url: string,
+    alt: string,
+    surroundingText: string,
+    fetchedImages: string[],
+  ): Promise<PageImage | undefined> {
     const d = this.#d;
-    let result: FetchResult;
-    try {
-      result = await this.#fetch(d.imageFetcher, url, { binary: true });
-    } catch (err) {
-      this.#log.debug({ url, err: errorMessage(err) }, 'image fetch failed');
-      return undefined;
+    const hash = urlHash(url);
+    let result: Omit<FetchResult, 'text'> | undefined = await d.inflight.load(hash);
+    if (!result) {
+      try {
+        result = await this.#fetch(d.imageFetcher, url, { binary: true });
+      } catch (err) {
+        this.#log.debug({ url, err: errorMessage(err) }, 'image fetch failed');
+        return undefined;
+      }
+      await d.inflight.save(hash, result);
     }
-    if (result.status !== 200 || result.body.length === 0 || result.body.length > d.settings.imageMaxBytes) return undefined;
+    fetchedImages.push(hash);
+    if (result.status !== 200 || result.body.length === 0 || result.body.length > d.settings.imageMaxBytes)
+      return undefined;
     const type = result.contentType.split(';')[0]?.trim().toLowerCase() ?? '';
     const probe = probeImageSize(result.body);
     if (!type.startsWith('image/') && !probe) return undefined;

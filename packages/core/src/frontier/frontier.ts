@@ -1,3 +1,13 @@
+/** One atomic write of a run's progress (see {@link CrawlFrontier.commit}). */
+export interface FrontierCommit {
+  puts: FrontierEntry[];
+  acks: LeasedEntry[];
+  /** The run's counters after this batch, given which puts enqueued. */
+  checkpoint?: ((enqueued: boolean[]) => string) | undefined;
+  /** The run's journal: work owed after a crash (e.g. pages not yet indexed), set and cleared with the rest. */
+  journal?: { put?: Array<[string, string]>; del?: string[] } | undefined;
+}
+
 /** One url waiting on the frontier. */
 export interface FrontierEntry {
   url: string;
@@ -44,7 +54,9 @@ export interface CrawlFrontier {
    * and store `checkpoint(enqueued)` — so a crash keeps all of a page's effects or none of them.
    * @returns one boolean per put: did it enqueue.
    */
-  commit(batch: { puts: FrontierEntry[]; acks: LeasedEntry[]; checkpoint?: (enqueued: boolean[]) => string }): Promise<boolean[]>;
+  commit(batch: FrontierCommit): Promise<boolean[]>;
+  /** Journal entries (written by commit) whose key starts with `prefix`, in key order. */
+  journal(prefix: string): AsyncIterable<[key: string, value: string]>;
   /** The checkpoint stored by the last commit, if any. */
   checkpoint(): Promise<string | undefined>;
   /** sha256 url hashes of the urls acked (done) during this run, in batches. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ClassicLevel } from 'classic-level';
 import { CrawlerError } from '../errors.js';
-import type { CrawlFrontier, FrontierEntry, LeasedEntry } from './frontier.js';
+import type { CrawlFrontier, FrontierCommit, FrontierEntry, LeasedEntry } from './frontier.js';
 import { checkEntry, decodeEntry, encodeEntry, queuePosition, urlKey } from './frontier-keys.js';
 import { type LevelStoreLabel, levelError, openLevel } from './open-level.js';
 
@@ -43,6 +43,8 @@ function deferred(): Deferred {
 const META = 'm:';
 /** `c:` holds the caller's checkpoint (the run's counters), written atomically with acks by commit(). */
 const CHECKPOINT = 'c:';
+/** `j:` keys: the run's journal (see FrontierCommit.journal). */
+const JOURNAL = 'j:';
 /** The `u:` value of a url acked (handled) during this run; '' = queued. */
 const DONE = 'd';
 const CHUNK = 1024;
@@ -173,11 +175,7 @@ export class LevelFrontier implements CrawlFrontier {
     }
   }
 
-  async commit(batch: {
-    puts: FrontierEntry[];
-    acks: LeasedEntry[];
-    checkpoint?: (enqueued: boolean[]) => string;
-  }): Promise<boolean[]> {
+  async commit(batch: FrontierCommit): Promise<boolean[]> {
     await this.#ready();
     for (const entry of batch.puts) checkEntry(entry);
     const results: boolean[] = [];
@@ -203,6 +201,8 @@ export class LevelFrontier implements CrawlFrontier {
         if (this.#leases.delete(lease.leaseKey)) ops.push({ type: 'del', key: `i:${lease.leaseKey}` });
         ops.push({ type: 'put', key: urlKey(lease.url), value: DONE });
       }
+      for (const [key, value] of batch.journal?.put ?? []) ops.push({ type: 'put', key: `${JOURNAL}${key}`, value });
+      for (const key of batch.journal?.del ?? []) ops.push({ type: 'del', key: `${JOURNAL}${key}` });
       if (batch.checkpoint) ops.push({ type: 'put', key: CHECKPOINT, value: batch.checkpoint(results) });
       // Pushed in one go, with no await in between: the write loop takes them into one LevelDB batch.
       for (const op of ops) this.#pending.push(op);
@@ -210,6 +210,15 @@ export class LevelFrontier implements CrawlFrontier {
       return results;
     } finally {
       for (const uk of mine) this.#putting.delete(uk);
+    }
+  }
+
+  async *journal(prefix: string): AsyncIterable<[string, string]> {
+    await this.#ready();
+    await this.#flush();
+    const gte = `${JOURNAL}${prefix}`;
+    for await (const [key, value] of this.#db.iterator({ gte, lt: `${gte}\uffff` })) {
+      yield [key.slice(JOURNAL.length), value];
     }
   }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { CrawlerError } from '../errors.js';
-import type { CrawlFrontier, FrontierEntry, LeasedEntry } from './frontier.js';
+import type { CrawlFrontier, FrontierCommit, FrontierEntry, LeasedEntry } from './frontier.js';
 import { checkEntry, queuePosition } from './frontier-keys.js';
 
 interface Queued {
@@ -64,6 +64,7 @@ export class MemoryFrontier implements CrawlFrontier {
   #closed = false;
   #done = new Set<string>();
   #checkpoint: string | undefined;
+  #journal = new Map<string, string>();
 
   async put(entry: FrontierEntry): Promise<boolean> {
     const [enqueued] = await this.putAll([entry]);
@@ -94,15 +95,18 @@ export class MemoryFrontier implements CrawlFrontier {
     if (this.#leases.delete(entry.leaseKey)) this.#done.add(entry.url);
   }
 
-  async commit(batch: {
-    puts: FrontierEntry[];
-    acks: LeasedEntry[];
-    checkpoint?: (enqueued: boolean[]) => string;
-  }): Promise<boolean[]> {
+  async commit(batch: FrontierCommit): Promise<boolean[]> {
     const enqueued = await this.putAll(batch.puts);
     for (const lease of batch.acks) await this.ack(lease);
+    for (const [key, value] of batch.journal?.put ?? []) this.#journal.set(key, value);
+    for (const key of batch.journal?.del ?? []) this.#journal.delete(key);
     if (batch.checkpoint) this.#checkpoint = batch.checkpoint(enqueued);
     return enqueued;
+  }
+
+  async *journal(prefix: string): AsyncIterable<[string, string]> {
+    const keys = [...this.#journal.keys()].filter((k) => k.startsWith(prefix)).sort();
+    for (const k of keys) yield [k, this.#journal.get(k) as string];
   }
 
   async checkpoint(): Promise<string | undefined> {
@@ -144,6 +148,7 @@ export class MemoryFrontier implements CrawlFrontier {
     this.#leases.clear();
     this.#done.clear();
     this.#checkpoint = undefined;
+    this.#journal.clear();
     this.#seq = 0;
   }
 

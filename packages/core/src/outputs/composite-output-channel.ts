@@ -66,6 +66,21 @@ export class CompositeOutputChannel {
     }
   }
 
+  /** Told when a later-writing layer (index, vector) made a page durable or failed it. */
+  onDurable(listener: (layer: OutputLayer, resourceId: string, ok: boolean) => void): void {
+    for (const channel of this.channels) channel.setDurableListener?.((id, ok) => listener(channel.layer, id, ok));
+  }
+
+  /** The layers that report durability later than write() (see OutputChannel.setDurableListener). */
+  get deferredLayers(): OutputLayer[] {
+    return this.channels.filter((c) => c.setDurableListener !== undefined).map((c) => c.layer);
+  }
+
+  /** The channel of one layer (replay and repair write to one layer only). */
+  channel(layer: OutputLayer): OutputChannel | undefined {
+    return this.channels.find((c) => c.layer === layer);
+  }
+
   /** Per layer: pages made durable, and failures (the channel's own plus those caught here). */
   stats(): Record<string, ChannelStats> {
     const out: Record<string, ChannelStats> = {};

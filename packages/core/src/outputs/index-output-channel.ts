@@ -34,6 +34,7 @@ export class IndexOutputChannel implements OutputChannel {
   #failed = 0;
   #lastError: string | undefined;
   #flushing: Promise<void> = Promise.resolve();
+  #listener: ((resourceId: string, ok: boolean) => void) | undefined;
 
   constructor(index: SearchIndex, options: { batchSize?: number } = {}) {
     this.#index = index;
@@ -50,19 +51,26 @@ export class IndexOutputChannel implements OutputChannel {
     this.#buffer = [];
     if (batch.length === 0) return this.#flushing;
     this.#flushing = this.#flushing.then(async () => {
+      let ok = true;
       try {
         await this.#index.upsert(batch);
         this.#written += batch.length;
       } catch (err) {
+        ok = false;
         this.#failed += batch.length;
         this.#lastError = err instanceof Error ? err.message : String(err);
       }
+      for (const doc of batch) this.#listener?.(doc.id, ok);
     });
     return this.#flushing;
   }
 
   async flush(): Promise<void> {
     await this.#drain();
+  }
+
+  setDurableListener(listener: (resourceId: string, ok: boolean) => void): void {
+    this.#listener = listener;
   }
 
   async deleteVersion(catalogId: string, version: number, dryRun: boolean): Promise<{ count: number; bytes: number }> {

@@ -32,6 +32,11 @@ export interface OutputChannel {
   flush(): Promise<void>;
   /** Remove what this layer holds for a version. Returns what it removed (or would, on dryRun). */
   deleteVersion(catalogId: string, version: number, dryRun: boolean): Promise<{ count: number; bytes: number }>;
+  /**
+   * Told once per page when this layer has made it durable (or failed it), for layers that write later than
+   * write() returns (batched index upserts, queued embeddings). Layers that write at once need not call it.
+   */
+  setDurableListener?(listener: (resourceId: string, ok: boolean) => void): void;
   /** Pages this layer made durable, pages it failed, and the last error. */
   counts(): { written: number; failed: number; lastError?: string };
   close(): Promise<void>;

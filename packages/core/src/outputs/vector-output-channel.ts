@@ -39,6 +39,9 @@ export class VectorOutputChannel implements OutputChannel {
   #chunks = 0;
   #embedMs = 0;
   #lastError: string | undefined;
+  #listener: ((resourceId: string, ok: boolean) => void) | undefined;
+  /** Pages one of whose chunk batches failed, until their last chunk is through. */
+  #failedPages = new Set<string>();
 
   constructor(client: EmbeddingClient, store: VectorStore, options: VectorOutputOptions) {
     this.#client = client;
@@ -52,6 +55,7 @@ export class VectorOutputChannel implements OutputChannel {
     const chunks = this.#chunk(`${page.resource.title}\n\n${page.text}`.trim());
     if (chunks.length === 0) {
       this.#written++;
+      this.#listener?.(page.resource.id, true);
       return;
     }
     let guard = 0;
@@ -103,10 +107,16 @@ export class VectorOutputChannel implements OutputChannel {
         });
         await this.#store.upsert(points);
         this.#chunks += points.length;
-        this.#written += batch.filter((c) => c.last).length;
       } catch (err) {
-        this.#failed += batch.filter((c) => c.last).length;
+        for (const c of batch) this.#failedPages.add(c.page.resource.id);
         this.#lastError = err instanceof Error ? err.message : String(err);
+      }
+      for (const c of batch.filter((x) => x.last)) {
+        const id = c.page.resource.id;
+        const ok = !this.#failedPages.delete(id);
+        if (ok) this.#written++;
+        else this.#failed++;
+        this.#listener?.(id, ok);
       }
     }
   }
@@ -124,6 +134,10 @@ export class VectorOutputChannel implements OutputChannel {
       await this.#running;
     }
     this.#release();
+  }
+
+  setDurableListener(listener: (resourceId: string, ok: boolean) => void): void {
+    this.#listener = listener;
   }
 
   async deleteVersion(catalogId: string, version: number, dryRun: boolean): Promise<{ count: number; bytes: number }> {

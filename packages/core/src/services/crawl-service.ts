@@ -160,7 +160,10 @@ export class CrawlService {
     let catalog = resolved;
     try {
       if (catalog.runningState !== 'none') {
-        gf.log.warn({ catalogId: catalog.id, state: catalog.runningState }, 'resetting the state a stopped process left behind');
+        gf.log.warn(
+          { catalogId: catalog.id, state: catalog.runningState },
+          'resetting the state a stopped process left behind',
+        );
       }
       const version = action === 'rebuild' ? catalog.indexVersion + 1 : catalog.indexVersion;
       catalog = { ...catalog, indexVersion: version, runningState: action };
@@ -200,9 +203,13 @@ export class CrawlService {
       await new Promise((r) => setTimeout(r, 100));
     }
     if (await RunLock.holder(this.#gf.layout.system, catalog.id)) {
-      throw new CrawlerError('CONFLICT', `process ${holder.pid} did not stop within ${(options.timeoutMs ?? 120_000) / 1000} s`, {
-        fix: 'it may be finishing slow pages; run status, or stop it with kill',
-      });
+      throw new CrawlerError(
+        'CONFLICT',
+        `process ${holder.pid} did not stop within ${(options.timeoutMs ?? 120_000) / 1000} s`,
+        {
+          fix: 'it may be finishing slow pages; run status, or stop it with kill',
+        },
+      );
     }
     return { catalog, pid: holder.pid };
   }
@@ -227,7 +234,14 @@ export class CrawlService {
     return out;
   }
 
-  async #run(catalog: Catalog, version: number, action: CrawlVerb, req: CrawlRequest, created: boolean, lock: RunLock): Promise<RunReport> {
+  async #run(
+    catalog: Catalog,
+    version: number,
+    action: CrawlVerb,
+    req: CrawlRequest,
+    created: boolean,
+    lock: RunLock,
+  ): Promise<RunReport> {
     const gf = this.#gf;
     const { settings, layout, log } = gf;
     const s = catalog.settings;
@@ -239,12 +253,19 @@ export class CrawlService {
       if (leases === 0 && (await frontier.size()) === 0) {
         await frontier.close();
         const last = await db.resources.getReport(catalog.id, version);
-        throw new CrawlerError('NOT_FOUND', `nothing to resume: version ${version} of "${catalog.name}" has an empty frontier${last ? ` (its last run, ${last.action}, ended: ${last.report.ending.reason})` : ''}`, {
-          fix: 'crawl or update it instead',
-        });
+        throw new CrawlerError(
+          'NOT_FOUND',
+          `nothing to resume: version ${version} of "${catalog.name}" has an empty frontier${last ? ` (its last run, ${last.action}, ended: ${last.report.ending.reason})` : ''}`,
+          {
+            fix: 'crawl or update it instead',
+          },
+        );
       }
     }
-    const page = new HttpExtractor({ settings: { ...settings, maxRedirects: 0 }, connectionsPerOrigin: Math.max(s.hostConcurrency, 2) });
+    const page = new HttpExtractor({
+      settings: { ...settings, maxRedirects: 0 },
+      connectionsPerOrigin: Math.max(s.hostConcurrency, 2),
+    });
     const pageFetcher = withRetry(page, { retries: s.maxRetries, retryStatuses: [429, 500, 502, 503, 504] });
     const following = new HttpExtractor({ settings, connectionsPerOrigin: Math.max(s.hostConcurrency, 2) });
     const imageFetcher = withRetry(following, { retries: s.maxRetries });
@@ -253,7 +274,9 @@ export class CrawlService {
       const r = await following.fetch(url);
       return { status: r.status, text: r.text ?? r.body.toString('utf8') };
     };
-    const robots = s.robots ? new HttpRobotsProvider({ fetch: robotsFetch, userAgent: settings.userAgent, logger: log }) : undefined;
+    const robots = s.robots
+      ? new HttpRobotsProvider({ fetch: robotsFetch, userAgent: settings.userAgent, logger: log })
+      : undefined;
     const politeness = new HostPoliteness({ maxPerHost: s.hostConcurrency, minIntervalMs: s.intervalMs });
     const pool = new ExtractPool({ workers: settings.workers });
 
@@ -265,7 +288,12 @@ export class CrawlService {
       const client = await gf.embedding();
       embeddingNote = client.describe();
       vectorChannel = new VectorOutputChannel(client, await gf.vectors(), {
-        chunk: (text) => chunkText(text, { chunkSize: settings.chunkSize, overlap: settings.chunkOverlap, maxChunks: settings.maxChunks }),
+        chunk: (text) =>
+          chunkText(text, {
+            chunkSize: settings.chunkSize,
+            overlap: settings.chunkOverlap,
+            maxChunks: settings.maxChunks,
+          }),
       });
       channels.push(vectorChannel);
     }
@@ -300,11 +328,15 @@ export class CrawlService {
       inflight: new InflightStore(join(layout.system, 'inflight', catalog.id, `v${version}`)),
       robots,
       sitemapUrls: async () =>
-        (await discoverSitemapUrls({ siteUrl: catalog.startUrl, fetch: robotsFetch, robots, logger: log })).urls.map((e) => e.loc),
+        (await discoverSitemapUrls({ siteUrl: catalog.startUrl, fetch: robotsFetch, robots, logger: log })).urls.map(
+          (e) => e.loc,
+        ),
       log,
       known: action === 'merge' ? 'revisit' : 'follow-stored',
       resume: action === 'resume',
-      onReplace: vectors ? async (previous) => void (await vectors.deleteResource(previous.catalogId, previous.version, previous.id)) : undefined,
+      onReplace: vectors
+        ? async (previous) => void (await vectors.deleteResource(previous.catalogId, previous.version, previous.id))
+        : undefined,
     });
     this.#running.set(catalog.id, engine);
     req.onStart?.({ catalog, version, created, ...(embeddingNote ? { embedding: embeddingNote } : {}) });
@@ -326,7 +358,15 @@ export class CrawlService {
           rate = rate === 0 ? inst : rate * 0.7 + inst * 0.3;
           lastSaved = snap.saved;
           lastAt = now;
-          const p: CrawlProgress = { catalog: catalog.name, action, version, counters: snap, queued, active: engine.active, pagesPerSecond: rate };
+          const p: CrawlProgress = {
+            catalog: catalog.name,
+            action,
+            version,
+            counters: snap,
+            queued,
+            active: engine.active,
+            pagesPerSecond: rate,
+          };
           req.onProgress?.(p);
           await lock.writeProgress(p);
         })
@@ -372,16 +412,31 @@ export class CrawlService {
     const stamp = reportStamp(result.endedAt);
     report.path = keys.report(catalog.id, version, stamp, action, settings.node);
     await gf.blobs.put(report.path, `${JSON.stringify(report, null, 2)}\n`);
-    await db.resources.saveReport({ catalogId: catalog.id, version, action, published: result.published, report, createdAt: report.endedAt });
+    await db.resources.saveReport({
+      catalogId: catalog.id,
+      version,
+      action,
+      published: result.published,
+      report,
+      createdAt: report.endedAt,
+    });
 
     const catalogs = await gf.catalogs();
     const latest = (await catalogs.find({ id: catalog.id })) ?? catalog;
-    const after: Catalog = result.published ? { ...latest, searchVersion: Math.max(latest.searchVersion, version) } : latest;
+    const after: Catalog = result.published
+      ? { ...latest, searchVersion: Math.max(latest.searchVersion, version) }
+      : latest;
     await catalogs.save(after);
     await this.#writeSettings(after, version, report);
     if (result.published) {
       const versions = await db.resources.versions(catalog.id);
-      await gf.published.publish({ catalogId: catalog.id, name: catalog.name, url: catalog.url, searchVersion: after.searchVersion, versions });
+      await gf.published.publish({
+        catalogId: catalog.id,
+        name: catalog.name,
+        url: catalog.url,
+        searchVersion: after.searchVersion,
+        versions,
+      });
       await this.#afterPublish(after);
     }
     return report;

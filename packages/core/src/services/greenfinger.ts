@@ -16,7 +16,9 @@ import { SqliteVecStore } from '../vector/sqlite-vec-store.js';
 import type { VectorStore } from '../vector/vector-store.js';
 import { CatalogService } from './catalog-service.js';
 import { CrawlService } from './crawl-service.js';
+import { ReplayService } from './replay-service.js';
 import { SearchService } from './search-service.js';
+import { VersionService } from './version-service.js';
 
 /**
  * Seams a library user (or a test) can replace; each defaults to the embedded implementation.
@@ -50,6 +52,8 @@ export class Greenfinger {
   readonly published: PublishedCatalogs;
   readonly crawler: CrawlService;
   readonly search: SearchService;
+  readonly versions: VersionService;
+  readonly replay: ReplayService;
   readonly #components: GreenfingerComponents;
   #db: Promise<RecordDatabase> | undefined;
   #index: SearchIndex | undefined;
@@ -66,6 +70,8 @@ export class Greenfinger {
     this.published = new PublishedCatalogs(this.layout.indexRoot);
     this.crawler = new CrawlService(this);
     this.search = new SearchService(this);
+    this.versions = new VersionService(this);
+    this.replay = new ReplayService(this);
   }
 
   static async open(options: GreenfingerOptions = {}): Promise<Greenfinger> {

@@ -174,7 +174,10 @@ export class ReplayService {
       close: () => e.close(),
     });
     const connections = Math.max(s.hostConcurrency, 2);
-    const pageHttp = new HttpExtractor({ settings: { ...gf.settings, maxRedirects: 0 }, connectionsPerOrigin: connections });
+    const pageHttp = new HttpExtractor({
+      settings: { ...gf.settings, maxRedirects: 0 },
+      connectionsPerOrigin: connections,
+    });
     const imageHttp = new HttpExtractor({ settings: gf.settings, connectionsPerOrigin: connections });
     const pageFetcher = withRetry(counted(pageHttp), { retries: s.maxRetries });
     const imageFetcher = withRetry(counted(imageHttp), { retries: s.maxRetries });
@@ -279,7 +282,11 @@ export class ReplayService {
       const { settings } = gf;
       vector = new VectorOutputChannel(await gf.embedding(), await gf.vectors(), {
         chunk: (text) =>
-          chunkText(text, { chunkSize: settings.chunkSize, overlap: settings.chunkOverlap, maxChunks: settings.maxChunks }),
+          chunkText(text, {
+            chunkSize: settings.chunkSize,
+            overlap: settings.chunkOverlap,
+            maxChunks: settings.maxChunks,
+          }),
       });
     }
     const channels = [index, vector].filter((c): c is IndexOutputChannel | VectorOutputChannel => c !== undefined);
@@ -309,7 +316,10 @@ export class ReplayService {
       for (const channel of channels) await channel.close();
     }
     if (missingText > 0) {
-      gf.log.warn({ catalogId: catalog.id, version, missingText }, 'pages without a text file; replay --layers file first');
+      gf.log.warn(
+        { catalogId: catalog.id, version, missingText },
+        'pages without a text file; replay --layers file first',
+      );
     }
     const out: Pick<ReplayReport['layers'], 'index' | 'vector'> = {};
     if (index) {

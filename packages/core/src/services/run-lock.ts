@@ -51,13 +51,19 @@ export class RunLock {
       }
       const holder = await readHolder(file);
       if (holder && isLive(holder) && holder.pid !== process.pid) {
-        throw new CrawlerError('CONFLICT', `catalog ${catalogId} is being crawled by process ${holder.pid} since ${holder.since}`, {
-          fix: 'wait for it to finish, or stop it first: greenfinger pause --id ' + catalogId,
-        });
+        throw new CrawlerError(
+          'CONFLICT',
+          `catalog ${catalogId} is being crawled by process ${holder.pid} since ${holder.since}`,
+          {
+            fix: 'wait for it to finish, or stop it first: greenfinger pause --id ' + catalogId,
+          },
+        );
       }
       await rm(file, { force: true });
     }
-    throw new CrawlerError('CONFLICT', `cannot take the run lock ${file}`, { fix: 'remove the file if no greenfinger process runs' });
+    throw new CrawlerError('CONFLICT', `cannot take the run lock ${file}`, {
+      fix: 'remove the file if no greenfinger process runs',
+    });
   }
 
   /** The live process crawling a catalog, or undefined. */
@@ -83,7 +89,10 @@ export class RunLock {
       const alive = isLive(holder);
       let progress: Record<string, unknown> | undefined;
       try {
-        progress = JSON.parse(await readFile(join(dir, `${catalogId}.progress.json`), 'utf8')) as Record<string, unknown>;
+        progress = JSON.parse(await readFile(join(dir, `${catalogId}.progress.json`), 'utf8')) as Record<
+          string,
+          unknown
+        >;
       } catch {
         progress = undefined;
       }

@@ -16,7 +16,7 @@ import { RunLock } from './run-lock.js';
 
 /**
  * serving: search reads it · published: a run of it ended normally, search reads another · incomplete: its last
- * run ended unpublished (or was killed) · running: being written now · empty: nothing stored yet.
+ * run ended unpublished (or was killed) · running: a live process writes it now · empty: nothing stored yet.
  */
 export type VersionState = 'serving' | 'published' | 'incomplete' | 'running' | 'empty';
 
@@ -110,12 +110,13 @@ export class VersionService {
     const db = await this.#gf.database();
     const reports = new Map((await db.resources.listReports(catalog.id)).map((r) => [r.version, r]));
     const versions = await this.existing(catalog);
+    const crawling = catalog.runningState !== 'none' && (await crawlHolder(this.#gf, catalog)) !== undefined;
     const out: VersionInfo[] = [];
     for (const version of versions) {
       const report = reports.get(version);
       const counts = await db.resources.count(catalog.id, version);
       const serving = catalog.searchVersion === version;
-      const running = catalog.runningState !== 'none' && catalog.indexVersion === version;
+      const running = crawling && catalog.indexVersion === version;
       const published = report?.published ?? false;
       const state: VersionState = running
         ? 'running'
@@ -163,7 +164,11 @@ export class VersionService {
     const catalog = await catalogs.get(ref);
     const dryRun = options.dryRun ?? false;
     const layers = normalizeLayers(options.layers);
-    const chosen = [options.version !== undefined, options.keepLatest !== undefined && options.keepLatest !== false, options.all === true].filter(Boolean).length;
+    const chosen = [
+      options.version !== undefined,
+      options.keepLatest !== undefined && options.keepLatest !== false,
+      options.all === true,
+    ].filter(Boolean).length;
     if (chosen !== 1) {
       throw new ConfigError(
         '--version/--keep-latest/--all',
@@ -266,7 +271,11 @@ export class VersionService {
     }
     const keep = options.keepLatest === true ? 1 : Number(options.keepLatest);
     if (!Number.isInteger(keep) || keep < 0) {
-      throw new ConfigError('--keep-latest', `must be a whole number ≥ 0, got ${String(options.keepLatest)}`, 'e.g. --keep-latest 2');
+      throw new ConfigError(
+        '--keep-latest',
+        `must be a whole number ≥ 0, got ${String(options.keepLatest)}`,
+        'e.g. --keep-latest 2',
+      );
     }
     const newest = new Set(existing.slice(Math.max(0, existing.length - keep)));
     return existing.filter((v) => !newest.has(v) && v !== catalog.searchVersion);
@@ -307,7 +316,8 @@ export class VersionService {
     const out: VersionEraser[] = [];
     for (const layer of DELETE_ORDER) {
       if (!layers.includes(layer)) continue;
-      if (layer === 'vector') out.push(await VectorEraser.open(join(gf.layout.user, 'vector'), gf.settings.vectorCollection));
+      if (layer === 'vector')
+        out.push(await VectorEraser.open(join(gf.layout.user, 'vector'), gf.settings.vectorCollection));
       else if (layer === 'index') out.push(new IndexOutputChannel(gf.index()));
       else if (layer === 'file') out.push(new FileOutputChannel(gf.blobs));
       else {
@@ -400,7 +410,11 @@ function normalizeLayers(layers: DeleteLayer[] | undefined): DeleteLayer[] {
   if (!layers || layers.length === 0) return [...DELETE_ORDER];
   const bad = layers.filter((l) => !DELETE_ORDER.includes(l));
   if (bad.length > 0) {
-    throw new ConfigError('--layers', `unknown layer "${bad.join(', ')}"`, 'use vector, index, file and db joined by +');
+    throw new ConfigError(
+      '--layers',
+      `unknown layer "${bad.join(', ')}"`,
+      'use vector, index, file and db joined by +',
+    );
   }
   return DELETE_ORDER.filter((l) => layers.includes(l));
 }
@@ -470,29 +484,32 @@ async function dirStat(dir: string): Promise<{ count: number; bytes: number }> {
 }
 
 /**
- * Refuse (CONFLICT) while a crawl of the catalog runs, in this process or another one on this host
- * (its `system/locks/{catalogId}.lock` names a live pid). Writes nothing.
+ * Who crawls the catalog now, in this process or another one on this host (its `system/locks/{catalogId}.lock`
+ * names a live pid); undefined when nobody does. Reads only.
  */
-export async function assertNotCrawling(gf: Greenfinger, catalog: Catalog): Promise<void> {
-  const fix = 'wait for the crawl to finish, or stop it (Ctrl-C / pause) first';
-  if (gf.crawler.running().some((r) => r.catalogId === catalog.id)) {
-    throw new CrawlerError('CONFLICT', `catalog "${catalog.name}" is being crawled by this process`, { fix });
-  }
+async function crawlHolder(gf: Greenfinger, catalog: Catalog): Promise<string | undefined> {
+  if (gf.crawler.running().some((r) => r.catalogId === catalog.id)) return 'this process';
   let holder: { pid?: number; host?: string; since?: string } | undefined;
   try {
     holder = JSON.parse(await readFile(join(gf.layout.system, 'locks', `${catalog.id}.lock`), 'utf8'));
   } catch {
-    return;
+    return undefined;
   }
-  if (!holder?.pid || holder.host !== hostname() || holder.pid === process.pid) return;
+  if (!holder?.pid || holder.host !== hostname() || holder.pid === process.pid) return undefined;
   try {
     process.kill(holder.pid, 0);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return;
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
   }
-  throw new CrawlerError(
-    'CONFLICT',
-    `catalog "${catalog.name}" is being crawled by process ${holder.pid} since ${holder.since ?? '?'}`,
-    { fix },
-  );
+  return `process ${holder.pid} since ${holder.since ?? '?'}`;
+}
+
+/** Refuse (CONFLICT) while a crawl of the catalog runs. Writes nothing. */
+export async function assertNotCrawling(gf: Greenfinger, catalog: Catalog): Promise<void> {
+  const holder = await crawlHolder(gf, catalog);
+  if (holder) {
+    throw new CrawlerError('CONFLICT', `catalog "${catalog.name}" is being crawled by ${holder}`, {
+      fix: 'wait for the crawl to finish, or stop it (Ctrl-C / pause) first',
+    });
+  }
 }

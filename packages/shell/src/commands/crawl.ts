@@ -91,10 +91,14 @@ export function crawlCommand(program: Command, io: Io, setCode: (code: number) =
     const cmd = program
       .command(verb)
       .description(summary)
-      .option('--url <url>', verb === 'crawl' ? 'the site: identity and boundary of the catalog' : 'the catalog with this url')
+      .option(
+        '--url <url>',
+        verb === 'crawl' ? 'the site: identity and boundary of the catalog' : 'the catalog with this url',
+      )
       .option('--name <name>', verb === 'crawl' ? 'catalog name (default: the host)' : 'the catalog with this name')
       .option('--id <id>', 'the catalog with this id');
-    if (verb === 'crawl') cmd.option('--start-url <url>', 'where fetching begins; must sit under --url (default: --url)');
+    if (verb === 'crawl')
+      cmd.option('--start-url <url>', 'where fetching begins; must sit under --url (default: --url)');
     if (verb === 'update') cmd.option('--refresh', 'also revisit the pages held (= merge)');
     cmd
       .option('--depth <n>', 'link depth from the start url, -1 = unlimited', intArg('--depth', -1))
@@ -127,7 +131,9 @@ export function crawlCommand(program: Command, io: Io, setCode: (code: number) =
 
 async function runCrawl(action: CrawlVerb, opts: CrawlOptions, io: Io): Promise<number> {
   if (!opts.url && !opts.id && !opts.name) {
-    io.err(`greenfinger: ${action} needs a catalog — give ${action === 'crawl' ? '--url <site> (creates it) or ' : ''}--id, --name or --url of an existing one\n`);
+    io.err(
+      `greenfinger: ${action} needs a catalog — give ${action === 'crawl' ? '--url <site> (creates it) or ' : ''}--id, --name or --url of an existing one\n`,
+    );
     return EXIT.usage;
   }
   let gf: Greenfinger | undefined;

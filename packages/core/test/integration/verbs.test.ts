@@ -1,0 +1,167 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Greenfinger, type RunReport } from '@greenfinger/core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fixtureFacts } from '../support/fixture-facts.js';
+import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
+import { createTempDir, type TempDir } from '../support/tmp.js';
+
+const modelDir = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
+const fast = { intervalMs: 0, threads: 4, hostConcurrency: 4 };
+
+/** Versions and verbs over the fixture site: what each fetches, writes and publishes. */
+describe('verbs', () => {
+  let site: FixtureSite;
+  let tmp: TempDir;
+  let gf: Greenfinger;
+
+  beforeEach(async () => {
+    site = await startFixtureSite({ slowDelayMs: 200 });
+    tmp = createTempDir('gf-verbs-');
+    gf = await Greenfinger.open({ settings: { dataStore: tmp.path, modelDir, textModel: 'tiny-e5', workers: 1 } });
+  });
+  afterEach(async () => {
+    await gf.close();
+    await site.close();
+    tmp.remove();
+  });
+
+  const first = async (settings: Record<string, unknown> = {}): Promise<RunReport> =>
+    gf.crawler.crawl({ url: site.origin, settings: { ...fast, ...settings } });
+  const catalog = async () => (await (await gf.catalogs()).list())[0]!;
+
+  it('update requests only the pages added since, found through the sitemap and their links', async () => {
+    await first();
+    site.clear();
+    site.addPage(
+      '/new-1.html',
+      '<html><head><title>New one</title></head><body><main><p>Quinces ripen late in autumn and keep for weeks.</p><a href="/new-2.html">more</a></main></body></html>',
+    );
+    site.addPage(
+      '/new-2.html',
+      '<html><head><title>New two</title></head><body><main><p>Medlars must blet before they are eaten.</p></main></body></html>',
+    );
+    const sitemap = readFileSync(
+      join(fileURLToPath(new URL('../fixtures/site/', import.meta.url)), 'sitemap.xml'),
+      'utf8',
+    );
+    site.mutate(
+      '/sitemap.xml',
+      sitemap.replace('</urlset>', '  <url><loc>{{ORIGIN}}/new-1.html</loc></url>\n</urlset>'),
+    );
+    const report = await gf.crawler.crawl({ name: (await catalog()).name, action: 'update' });
+    const pages = site.requests.map((r) => r.path).filter((p) => p !== '/robots.txt' && p !== '/sitemap.xml');
+    expect(pages.sort()).toEqual(['/new-1.html', '/new-2.html']);
+    expect(report.produced.saved).toBe(2);
+    expect(report.ending.published).toBe(true);
+    expect(report.urls.dispatched).toBe(report.urls.handled);
+    const hits = await gf.search.search({ q: 'medlars blet' });
+    expect(hits.results.map((h) => new URL(h.url).pathname)).toEqual(['/new-2.html']);
+  });
+
+  it('merge: an unchanged site answers 304 and nothing is written; one changed page is rewritten under its id', async () => {
+    await first();
+    const cat = await catalog();
+    const db = await gf.database();
+    const before = await db.resources.findResourceByUrlHash(
+      cat.id,
+      0,
+      (await import('@greenfinger/core')).urlHash(`${site.origin}/article-1.html`),
+    );
+    site.clear();
+    const unchanged = await gf.crawler.crawl({ id: cat.id, action: 'merge' });
+    expect(unchanged.produced.saved).toBe(0);
+    expect(unchanged.urls.unmodified).toBe(fixtureFacts.savedCount);
+    expect(site.requests.filter((r) => r.status === 304).length).toBeGreaterThanOrEqual(fixtureFacts.savedCount);
+    expect(site.requests.filter((r) => r.status === 200 && r.path.endsWith('.html'))).toEqual([]);
+
+    const html = (await gf.blobs.getText(before!.htmlPath)) as string;
+    site.mutate('/article-1.html', html.replace(/<\/article>/, '<p>Persimmons need a long warm summer.</p></article>'));
+    const changed = await gf.crawler.crawl({ id: cat.id, action: 'merge' });
+    expect(changed.produced.saved).toBe(1);
+    expect(changed.urls.unmodified).toBe(fixtureFacts.savedCount - 1);
+    const after = await db.resources.findResourceByUrlHash(cat.id, 0, before!.urlHash);
+    expect(after?.id).toBe(before?.id);
+    expect(after?.contentHash).not.toBe(before?.contentHash);
+    const hits = await gf.search.search({ q: 'persimmons' });
+    expect(hits.results.map((h) => h.id)).toEqual([before!.id]);
+    expect((await db.resources.count(cat.id, 0)).resources).toBe(fixtureFacts.savedCount);
+  });
+
+  it('rebuild writes a new version while search keeps answering from the published one', async () => {
+    await first();
+    const cat = await catalog();
+    site.setSlowDelay(1500);
+    let searches = 0;
+    let failures = 0;
+    let running = true;
+    const loop = (async () => {
+      while (running && searches < 10_000) {
+        try {
+          const r = await gf.search.search({ q: 'balconies' });
+          if (r.results.length === 0 || r.results.some((h) => h.version !== 0)) failures++;
+        } catch {
+          failures++;
+        }
+        searches++;
+        await new Promise((res) => setTimeout(res, 10));
+      }
+    })();
+    const report = await gf.crawler.crawl({ id: cat.id, action: 'rebuild' });
+    running = false;
+    await loop;
+    expect(report.version).toBe(1);
+    expect(report.produced.saved).toBe(fixtureFacts.savedCount);
+    expect(searches).toBeGreaterThan(10);
+    expect(failures).toBe(0);
+    const after = await gf.search.search({ q: 'balconies' });
+    expect(after.results[0]?.version).toBe(1);
+    const db = await gf.database();
+    expect(await db.resources.versions(cat.id)).toEqual([0, 1]);
+    expect((await catalog()).searchVersion).toBe(1);
+  });
+
+  it('a stopped crawl publishes nothing and resume finishes it with nothing fetched twice', async () => {
+    const controller = new AbortController();
+    let stopped = false;
+    const report = await gf.crawler.crawl({
+      url: site.origin,
+      settings: { ...fast, threads: 2 },
+      signal: controller.signal,
+      progressIntervalMs: 20,
+      onProgress: (p) => {
+        if (!stopped && p.counters.saved >= 5) {
+          stopped = true;
+          controller.abort();
+        }
+      },
+    });
+    expect(report.ending).toMatchObject({ reason: 'interrupted', published: false });
+    expect(report.urls.outstanding).toBeGreaterThan(0);
+    expect((await catalog()).searchVersion).toBe(-1);
+    await expect(gf.search.search({ q: 'balconies' })).rejects.toThrow(/nothing has been published/);
+
+    const resumed = await gf.crawler.crawl({ id: (await catalog()).id, action: 'resume' });
+    expect(resumed.ending).toMatchObject({ reason: 'frontier-drained', published: true });
+    expect(resumed.produced.saved).toBe(fixtureFacts.savedCount);
+    expect(resumed.urls.dispatched).toBe(resumed.urls.handled);
+    // Every run reads robots.txt afresh (it may have changed); no page is requested twice.
+    expect(site.repeated([...fixtureFacts.retriedPaths, '/robots.txt'])).toEqual([]);
+    await expect(gf.crawler.crawl({ id: (await catalog()).id, action: 'resume' })).rejects.toThrow(/nothing to resume/);
+  });
+
+  it('--max-pages is a normal end: it publishes', async () => {
+    const report = await first({ maxPages: 3 });
+    expect(report.produced.saved).toBe(3);
+    expect(report.ending).toMatchObject({ reason: 'max-pages', published: true });
+    expect((await catalog()).searchVersion).toBe(0);
+  });
+
+  it('a verb on an unknown catalog says so', async () => {
+    await expect(gf.crawler.crawl({ name: 'no-such', action: 'update' })).rejects.toThrow(
+      /no catalog with name "no-such"/,
+    );
+    await expect(gf.crawler.pause({ name: 'no-such' })).rejects.toThrow(/no catalog/);
+  });
+});
