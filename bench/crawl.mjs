@@ -338,7 +338,13 @@ export async function latencyBench({ runs = 3, latencyMs = 50, concurrency = 16,
   const plain = ours('no latency', { concurrency });
   const slow = ours(`latency ${latencyMs} ms`, { concurrency });
   console.log(`\n== latency: handbook, host concurrency ${concurrency}, ${latencyMs} ms vs none, ${runs} run(s) ==`);
-  const records = await runAll('handbook', [plain, slow], runs, (c) => ({ latencyMs: c === slow ? latencyMs : 0 }), quietWaitS);
+  const records = await runAll(
+    'handbook',
+    [plain, slow],
+    runs,
+    (c) => ({ latencyMs: c === slow ? latencyMs : 0 }),
+    quietWaitS,
+  );
   const a = summarise(records, plain.label);
   const b = summarise(records, slow.label);
   console.log(`\n${crawlTable([a, b])}\n`);

@@ -146,6 +146,8 @@ export interface RunReport {
   examples: Record<string, string>;
   outputs: Record<string, { written: number; failed: number; lastError?: string }>;
   embedding?: { provider: string; model: string; dims: number; chunks: number; msPerPage: number };
+  /** Wall milliseconds per pipeline stage, summed over the pages handled concurrently (fetch, extract, …). */
+  stages?: Record<string, number>;
   ending: { reason: string; fullyCrawled: boolean; published: boolean; note?: string };
   /** Where this report was written. */
   path?: string;

@@ -60,6 +60,7 @@ export function buildRunReport(input: {
     rejected: c.rejected,
     examples: c.examples,
     outputs: input.outputs,
+    stages: result.stages,
     ...(input.embedding ? { embedding: input.embedding } : {}),
     ending: {
       reason: result.reason,

@@ -41,7 +41,8 @@ export class CatalogService {
         'use letters, digits, spaces, dots, dashes or colons (at most 100)',
       );
     }
-    const settings = resolveCatalogSettings({ ...existing?.settings, ...def.settings });
+    const given = Object.fromEntries(Object.entries(def.settings ?? {}).filter(([, v]) => v !== undefined));
+    const settings = resolveCatalogSettings({ ...existing?.settings, ...given });
     const now = new Date().toISOString();
     const catalog: Catalog = {
       id: existing?.id ?? ids.catalog(),

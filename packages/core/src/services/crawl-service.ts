@@ -442,10 +442,9 @@ export class CrawlService {
     return report;
   }
 
-  /** Hook run after a version is published (pruning old versions). */
+  /** After a version is published: prune the oldest versions beyond maxVersions (never the served one). */
   async #afterPublish(catalog: Catalog): Promise<void> {
-    const versions = (this.#gf as { versions?: { prune(c: Catalog): Promise<unknown> } }).versions;
-    if (versions) await versions.prune(catalog);
+    await this.#gf.versions.prune(catalog);
   }
 
   /** `settings.json` of a version: how it was configured, and how its last run went. */

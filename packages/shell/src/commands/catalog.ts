@@ -9,32 +9,8 @@ import {
 } from '@greenfinger/core';
 import { type Command, Option } from 'commander';
 import { EXIT, type Io, reportError } from '../io.js';
-import { intArg, listArg, numberArg } from '../program.js';
-import {
-  type CatalogRefOptions,
-  catalogRefOf,
-  catalogRefOptions,
-  openGreenfinger,
-  parseLayers,
-  table,
-} from './versions.js';
-
-interface SettingsOptions {
-  depth?: number;
-  maxPages?: number;
-  duration?: number;
-  interval?: number;
-  threads?: number;
-  hostConcurrency?: number;
-  include?: string[];
-  exclude?: string[];
-  outputs?: string;
-  images?: boolean;
-  robots?: boolean;
-  sitemap?: boolean;
-  maxVersions?: number;
-  maxRetries?: number;
-}
+import { type SettingsOptions, settingsOf, settingsOptions } from './options.js';
+import { type CatalogRefOptions, catalogRefOf, catalogRefOptions, openGreenfinger, table } from './versions.js';
 
 interface DefinitionOptions extends CatalogRefOptions, SettingsOptions {
   startUrl?: string;
@@ -42,53 +18,6 @@ interface DefinitionOptions extends CatalogRefOptions, SettingsOptions {
 
 interface CatalogDeleteOptions extends CatalogRefOptions {
   purge?: boolean;
-}
-
-/** The crawl settings a catalog stores, as flags (the same names as `crawl`). */
-function settingsOptions(command: Command): Command {
-  return command
-    .option('--depth <n>', 'link depth from the start url, -1 = unlimited', intArg('--depth', -1))
-    .option('--max-pages <n>', 'end normally (and publish) after this many saved pages', intArg('--max-pages', 1))
-    .option('--duration <minutes>', 'end normally (and publish) after this many minutes', numberArg('--duration', 0.01))
-    .option('--interval <ms>', 'minimum milliseconds between two requests to one host', intArg('--interval', 0))
-    .option('--threads <n>', 'pages in flight at once', intArg('--threads', 1))
-    .option('--host-concurrency <n>', 'requests in flight at once to one host', intArg('--host-concurrency', 1))
-    .option('--include <pattern>', 'only paths matching this glob (repeatable, comma list)', listArg)
-    .option('--exclude <pattern>', 'skip paths matching this glob (repeatable, comma list)', listArg)
-    .option('--outputs <layers>', 'output layers: file+index+vector (file is always on)')
-    .addOption(new Option('--images', 'keep the pictures pages show'))
-    .addOption(new Option('--no-images', 'keep no pictures'))
-    .addOption(new Option('--robots', 'obey robots.txt'))
-    .addOption(new Option('--no-robots', 'ignore robots.txt (only for sites you own)'))
-    .addOption(new Option('--sitemap', 'read the sitemap'))
-    .addOption(new Option('--no-sitemap', 'do not read the sitemap'))
-    .option(
-      '--max-versions <n>',
-      'versions kept; the oldest beyond it are pruned after a publish',
-      intArg('--max-versions', 1),
-    )
-    .option('--max-retries <n>', 'retries after a retryable fetch failure', intArg('--max-retries', 0));
-}
-
-/** Only the settings given: an absent flag keeps what the catalog has. */
-function settingsOf(o: SettingsOptions): Partial<CatalogSettings> {
-  const given: Partial<CatalogSettings> = {
-    depth: o.depth,
-    maxPages: o.maxPages,
-    durationMinutes: o.duration,
-    intervalMs: o.interval,
-    threads: o.threads,
-    hostConcurrency: o.hostConcurrency,
-    include: o.include,
-    exclude: o.exclude,
-    outputs: o.outputs ? parseLayers<OutputLayer>(o.outputs, ['file', 'index', 'vector'], 'file+index') : undefined,
-    images: o.images,
-    robots: o.robots,
-    sitemap: o.sitemap,
-    maxVersions: o.maxVersions,
-    maxRetries: o.maxRetries,
-  };
-  return Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
 }
 
 /** A catalog named by one word: an id, a url, or else a name. */

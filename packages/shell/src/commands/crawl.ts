@@ -1,52 +1,18 @@
-import {
-  type CatalogSettings,
-  type CrawlProgress,
-  type CrawlVerb,
-  Greenfinger,
-  type OutputLayer,
-  type RunReport,
-} from '@greenfinger/core';
-import { type Command, Option } from 'commander';
+import { type CrawlProgress, type CrawlVerb, Greenfinger, type RunReport } from '@greenfinger/core';
+import type { Command } from 'commander';
 import { explainNothingSaved, formatProgress, formatSummary } from '../format.js';
 import { commandLogger, EXIT, type Io, reportError } from '../io.js';
-import { intArg, listArg, numberArg } from '../program.js';
+import { type SettingsOptions, settingsOf, settingsOptions } from './options.js';
 
-interface CrawlOptions {
+interface CrawlOptions extends SettingsOptions {
   refresh?: boolean;
   url?: string;
   startUrl?: string;
   name?: string;
   id?: string;
-  depth?: number;
-  maxPages?: number;
-  duration?: number;
-  interval?: number;
-  threads?: number;
-  hostConcurrency?: number;
-  include?: string[];
-  exclude?: string[];
-  outputs?: string;
-  images?: boolean;
-  robots?: boolean;
   data?: string;
   json?: boolean;
   verbose?: boolean;
-}
-
-const OUTPUT_LAYERS = ['file', 'index', 'vector'];
-
-export function parseOutputs(value: string): OutputLayer[] {
-  const layers = value
-    .split(/[+,]/)
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const bad = layers.filter((l) => !OUTPUT_LAYERS.includes(l));
-  if (bad.length > 0 || layers.length === 0) {
-    throw new Error(
-      `--outputs: unknown layer "${bad.join(', ') || value}" — use file, index and vector joined by +, e.g. file+index`,
-    );
-  }
-  return layers as OutputLayer[];
 }
 
 const VERBS: Array<{ verb: CrawlVerb; summary: string; help: string; example: string }> = [
@@ -100,18 +66,7 @@ export function crawlCommand(program: Command, io: Io, setCode: (code: number) =
     if (verb === 'crawl')
       cmd.option('--start-url <url>', 'where fetching begins; must sit under --url (default: --url)');
     if (verb === 'update') cmd.option('--refresh', 'also revisit the pages held (= merge)');
-    cmd
-      .option('--depth <n>', 'link depth from the start url, -1 = unlimited', intArg('--depth', -1))
-      .option('--max-pages <n>', 'stop (and publish) after this many saved pages', intArg('--max-pages', 1))
-      .option('--duration <minutes>', 'stop (and publish) after this many minutes', numberArg('--duration', 0.01))
-      .option('--interval <ms>', 'minimum milliseconds between two requests to one host', intArg('--interval', 0))
-      .option('--threads <n>', 'pages in flight at once', intArg('--threads', 1))
-      .option('--host-concurrency <n>', 'requests in flight at once to one host', intArg('--host-concurrency', 1))
-      .option('--include <pattern>', 'only paths matching this glob (repeatable, comma list)', listArg)
-      .option('--exclude <pattern>', 'skip paths matching this glob (repeatable, comma list)', listArg)
-      .option('--outputs <layers>', 'output layers: file+index+vector (file is always on)')
-      .addOption(new Option('--no-images', 'do not keep pictures'))
-      .addOption(new Option('--no-robots', 'ignore robots.txt (only for sites you own)'))
+    settingsOptions(cmd)
       .option('--data <dir>', 'data root holding system/ and user/ (default ./data or GF_DATA_STORE)')
       .option('--json', 'print exactly one JSON document: the run report')
       .option('--verbose', 'write the JSON log to stderr instead of data/system/logs')
@@ -153,19 +108,7 @@ async function runCrawl(action: CrawlVerb, opts: CrawlOptions, io: Io): Promise<
   process.on('SIGTERM', onSignal);
   let progressShown = false;
   try {
-    const settings: Partial<CatalogSettings> = {
-      depth: opts.depth,
-      maxPages: opts.maxPages,
-      durationMinutes: opts.duration,
-      intervalMs: opts.interval,
-      threads: opts.threads,
-      hostConcurrency: opts.hostConcurrency,
-      include: opts.include,
-      exclude: opts.exclude,
-      outputs: opts.outputs ? parseOutputs(opts.outputs) : undefined,
-      images: opts.images === false ? false : undefined,
-      robots: opts.robots === false ? false : undefined,
-    };
+    const settings = settingsOf(opts);
     const log = commandLogger(opts.data, { verbose: opts.verbose, toFile: true });
     gf = await Greenfinger.open({ settings: { dataStore: opts.data }, log });
     const report: RunReport = await gf.crawler.crawl({

@@ -41,20 +41,7 @@ export function openGreenfinger(opts: CatalogRefOptions, toFile: boolean): Promi
   });
 }
 
-/** `a+b+c` (or commas) into layer names, each one of `allowed`. */
-export function parseLayers<T extends string>(value: string, allowed: readonly T[], example: string): T[] {
-  const layers = value
-    .split(/[+,]/)
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const bad = layers.filter((l) => !allowed.includes(l as T));
-  if (bad.length > 0 || layers.length === 0) {
-    throw new Error(
-      `--layers: unknown layer "${bad.join(', ') || value}" — use ${allowed.join(', ')} joined by +, e.g. ${example}`,
-    );
-  }
-  return layers as T[];
-}
+export { parseLayers } from './options.js';
 
 /** Left-aligned columns, two spaces apart. */
 export function table(rows: string[][]): string {
