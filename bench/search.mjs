@@ -331,7 +331,7 @@ function dirBytes(dir) {
 }
 
 /** Builds (or reuses with --data) the index, then times the query mix in both modes. */
-export async function searchBench({ pages = 100_000, queries = 300, data } = {}) {
+export async function searchBench({ pages = 100_000, queries = 300, data, corpora = ['handbook', 'python'] } = {}) {
   const { Greenfinger } = await import('../packages/core/dist/index.js');
   const dir = data ?? mkdtempSync(join(tmpdir(), 'gf-bench-search-'));
   const marker = join(dir, MARKER);
@@ -346,13 +346,15 @@ export async function searchBench({ pages = 100_000, queries = 300, data } = {})
     }
     const real = [];
     if (!built) {
-      const crawls = [await crawlInto(dir, 'handbook'), await crawlInto(dir, 'python')];
+      const crawls = [];
+      for (const c of corpora) crawls.push(await crawlInto(dir, c));
       real.push(...readRealPages(dir));
       const gf = await Greenfinger.open({ settings: { dataStore: dir } });
       try {
         const gen = await addGenerated(gf, real, pages);
         built = {
           pages,
+          corpora,
           realPages: real.length,
           ...gen,
           crawls: crawls.map((c) => ({ corpus: c.corpus, wallS: c.wallS, saved: c.report.produced.saved })),

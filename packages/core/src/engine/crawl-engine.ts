@@ -140,6 +140,11 @@ export class CrawlEngine {
   #commitTimer: NodeJS.Timeout | undefined;
   #committing: Promise<void> = Promise.resolve();
   #refusedSeen = new Set<string>();
+  /**
+   * Urls offered during this run (accepted ones): a cache in front of the frontier's own "queued during this run",
+   * so a link that appears on every page (navigation) costs one Set lookup instead of acceptors and a store read.
+   */
+  #offeredSeen = new Set<string>();
   #imageByUrl = new Map<string, Promise<ImageRow | undefined>>();
   #imagesStored = new Set<string>();
   #fatal: unknown;
@@ -304,19 +309,22 @@ export class CrawlEngine {
     await this.#committing;
   }
 
-  /** The queue pipeline for links found at `depth`: normalise, collapse repeats, run the acceptors. */
-  async #evaluate(rawUrls: string[], depth: number, referrer: string | undefined, priority = 0): Promise<Offer> {
+  /**
+   * The queue pipeline for links found at `depth`: normalise (unless the content extractor already did), collapse
+   * repeats, run the acceptors.
+   */
+  async #evaluate(rawUrls: string[], depth: number, referrer: string | undefined, priority = 0, normalized = false): Promise<Offer> {
     const d = this.#d;
     const unique = new Set<string>();
     for (const raw of rawUrls) {
-      const url = d.normalize(raw, referrer);
-      if (url) unique.add(url);
+      const url = normalized ? raw : d.normalize(raw, referrer);
+      if (url && !this.#offeredSeen.has(url) && !this.#refusedSeen.has(url)) unique.add(url);
     }
     const offer: Offer = { accepted: [], refused: [] };
     for (const url of unique) {
-      if (this.#refusedSeen.has(url)) continue;
       const verdict = await d.acceptors.check({ url, depth, referrer });
       if (verdict.accept) {
+        if (this.#offeredSeen.size < 2_000_000) this.#offeredSeen.add(url);
         offer.accepted.push({ url, depth, referrer, priority: priority < 0 ? 0 : priority + Math.min(depth, 100) });
       } else {
         offer.refused.push({
@@ -557,6 +565,8 @@ export class CrawlEngine {
         content.links.map((l) => l.url),
         entry.depth + 1,
         entry.url,
+        0,
+        true,
       );
     }
     if (content.robots.noindex) return done(Outcome.REJECTED_ROBOTS_META_NOINDEX);
@@ -650,6 +660,8 @@ export class CrawlEngine {
       content.links.map((l) => l.url),
       entry.depth + 1,
       entry.url,
+      0,
+      true,
     );
   }
 
@@ -666,31 +678,36 @@ export class CrawlEngine {
     }
   }
 
-  /** Pictures of one page: fetched once per run, stored once per version by content hash. */
+  /** Pictures of one page, fetched together: once per run, stored once per version by content hash. */
   async #images(content: ExtractedContent, pageUrl: string, fetchedImages: string[]): Promise<PageImage[]> {
     const d = this.#d;
     const min = d.settings.imageMinSize;
-    const out: PageImage[] = [];
-    const seenOnPage = new Set<string>();
-    for (const ref of content.images.slice(0, d.settings.imagesPerPage)) {
-      if (ref.width !== undefined && ref.height !== undefined && (ref.width < min || ref.height < min)) continue;
+    const wanted = content.images.slice(0, d.settings.imagesPerPage).flatMap((ref) => {
+      if (ref.width !== undefined && ref.height !== undefined && (ref.width < min || ref.height < min)) return [];
       const url = d.normalize(ref.url, pageUrl);
-      if (!url) continue;
-      let known = this.#imageByUrl.get(url);
-      let fresh: PageImage | undefined;
-      if (known === undefined) {
-        // Pages handled at the same time share one fetch of a picture they both show.
-        const fetching = this.#fetchImage(url, ref.alt, ref.surroundingText, fetchedImages);
-        known = fetching.then((img) => img?.row);
-        if (this.#imageByUrl.size < 200_000) this.#imageByUrl.set(url, known);
-        fresh = await fetching;
-      }
-      const row = await known;
-      if (row === undefined || seenOnPage.has(row.id)) continue;
-      seenOnPage.add(row.id);
-      out.push(fresh ?? { row, alt: ref.alt, surroundingText: ref.surroundingText });
+      return url ? [{ ref, url }] : [];
+    });
+    const found = await Promise.all(
+      wanted.map(async ({ ref, url }): Promise<PageImage | undefined> => {
+        let known = this.#imageByUrl.get(url);
+        let fresh: PageImage | undefined;
+        if (known === undefined) {
+          // Pages handled at the same time share one fetch of a picture they both show.
+          const fetching = this.#fetchImage(url, ref.alt, ref.surroundingText, fetchedImages);
+          known = fetching.then((img) => img?.row);
+          if (this.#imageByUrl.size < 200_000) this.#imageByUrl.set(url, known);
+          fresh = await fetching;
+        }
+        const row = await known;
+        return row && (fresh ?? { row, alt: ref.alt, surroundingText: ref.surroundingText });
+      }),
+    );
+    // One picture under two urls is one image; keep the copy that carries the bytes, if this page fetched them.
+    const byId = new Map<string, PageImage>();
+    for (const img of found) {
+      if (img && (!byId.has(img.row.id) || (img.bytes && !byId.get(img.row.id)?.bytes))) byId.set(img.row.id, img);
     }
-    return out;
+    return [...byId.values()];
   }
 
   /** One picture; its answer is kept in the write-ahead record until the page showing it is committed. */
