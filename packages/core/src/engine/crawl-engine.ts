@@ -313,7 +313,13 @@ export class CrawlEngine {
    * The queue pipeline for links found at `depth`: normalise (unless the content extractor already did), collapse
    * repeats, run the acceptors.
    */
-  async #evaluate(rawUrls: string[], depth: number, referrer: string | undefined, priority = 0, normalized = false): Promise<Offer> {
+  async #evaluate(
+    rawUrls: string[],
+    depth: number,
+    referrer: string | undefined,
+    priority = 0,
+    normalized = false,
+  ): Promise<Offer> {
     const d = this.#d;
     const unique = new Set<string>();
     for (const raw of rawUrls) {

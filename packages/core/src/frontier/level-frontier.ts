@@ -145,34 +145,7 @@ export class LevelFrontier implements CrawlFrontier {
   }
 
   async putAll(entries: FrontierEntry[]): Promise<boolean[]> {
-    await this.#ready();
-    for (const entry of entries) checkEntry(entry);
-    const results: boolean[] = [];
-    const ops: Op[] = [];
-    const mine: string[] = [];
-    try {
-      for (const entry of entries) {
-        const uk = urlKey(entry.url);
-        if (this.#putting.has(uk) || this.#queuedOnDisk(uk)) {
-          results.push(false);
-          continue;
-        }
-        this.#putting.add(uk);
-        mine.push(uk);
-        const pos = queuePosition(entry.priority ?? 0, this.#seq++);
-        const value = encodeEntry(entry);
-        ops.push({ type: 'put', key: uk, value: '' }, { type: 'put', key: `f:${pos}`, value });
-        this.#noteNewPosition(pos, value);
-        results.push(true);
-      }
-      if (ops.length === 0) return results;
-      this.#size += mine.length;
-      for (const op of ops) this.#pending.push(op);
-      await this.#flush();
-      return results;
-    } finally {
-      for (const uk of mine) this.#putting.delete(uk);
-    }
+    return this.commit({ puts: entries, acks: [] });
   }
 
   async commit(batch: FrontierCommit): Promise<boolean[]> {

@@ -92,17 +92,7 @@ export class SearchService {
         .search({ q: req.q, scopes, size, cursor: req.cursor, preferDetailPages: req.preferDetailPages });
       return {
         mode,
-        results: r.results.map((h) => ({
-          id: h.id,
-          title: h.title,
-          url: h.url,
-          catalog: names.get(h.catalogId) ?? h.catalogName,
-          catalogId: h.catalogId,
-          version: h.version,
-          score: h.score,
-          highlights: h.highlights,
-          textPath: h.textPath,
-        })),
+        results: r.results.map((h) => hit(h, h.id, h.highlights, names)),
         total: r.total,
         nextCursor: r.nextCursor,
         elapsedMs: Math.round(performance.now() - started),
@@ -118,23 +108,42 @@ export class SearchService {
     const r = await searcher.search({ q: req.q, scopes, size, offset, preferDetailPages: req.preferDetailPages });
     return {
       mode,
-      results: r.results.map((h) => ({
-        id: h.resourceId,
-        title: h.title,
-        url: h.url,
-        catalog: names.get(h.catalogId) ?? h.catalogName,
-        catalogId: h.catalogId,
-        version: h.version,
-        score: h.score,
-        highlights: [excerpt(h.chunk)],
-        textPath: h.textPath,
-      })),
+      results: r.results.map((h) => hit(h, h.resourceId, [excerpt(h.chunk)], names)),
       // A vector search has no total: it counts the pages returned up to here; nextCursor says whether more exist.
       total: offset + r.results.length,
       nextCursor: r.nextOffset === null ? null : String(r.nextOffset),
       elapsedMs: Math.round(performance.now() - started),
     };
   }
+}
+
+/** A result as every front end shows it, from a words or a meaning hit. */
+function hit(
+  h: {
+    title: string;
+    url: string;
+    catalogId: string;
+    catalogName: string;
+    version: number;
+    score: number;
+    textPath: string;
+  },
+  id: string,
+  highlights: string[],
+  names: Map<string, string>,
+): SearchHit {
+  const { title, url, catalogId, version, score, textPath } = h;
+  return {
+    id,
+    title,
+    url,
+    catalog: names.get(catalogId) ?? h.catalogName,
+    catalogId,
+    version,
+    score,
+    highlights,
+    textPath,
+  };
 }
 
 function excerpt(chunk: string): string {
