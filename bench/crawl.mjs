@@ -58,7 +58,7 @@ export function analyseLog(lines) {
 }
 
 /** Our CLI: fresh data dir, outputs as given, no politeness interval, 16 pages and 16 requests per host in flight. */
-function ours(label, { outputs = 'file+index', concurrency = 16, extraArgs = [] } = {}) {
+function ours(label, { outputs = 'file+index', concurrency = 16, extraArgs = [], noImages = false } = {}) {
   return {
     label,
     ours: true,
@@ -86,6 +86,7 @@ function ours(label, { outputs = 'file+index', concurrency = 16, extraArgs = [] 
           String(concurrency),
           '--host-concurrency',
           String(concurrency),
+          ...(noImages ? ['--no-images'] : []),
         ],
         cleanup: () => rmSync(data, { recursive: true, force: true }),
       };
@@ -263,7 +264,7 @@ function stageLine(records) {
             .join(' / ')}`,
     );
   }
-  return `per-stage cost, ms per saved page (median of runs): ${parts.join(', ')}`;
+  return `per-stage wall ms per saved page (report.stages: wall time summed over the pages in flight, not CPU; median of runs): ${parts.join(', ')}`;
 }
 
 /** Every html page served 200 was saved once or recognised as a copy of a saved page; no path fetched twice. */
@@ -289,14 +290,22 @@ function savedOnce(records) {
   const detail =
     problems.length > 0
       ? problems.join('; ')
-      : `${records.length} run(s): no path requested twice; saved ${r0?.report?.produced.saved} + ${r0?.report?.urls.duplicateContent} same-content copies = ${r0?.log.html200} html pages served 200; file output wrote every saved page`;
+      : `${records.length} crawl(s): no path requested twice; saved ${r0?.report?.produced.saved} + ${r0?.report?.urls.duplicateContent} same-content copies = ${r0?.log.html200} html pages served 200; file output wrote every saved page`;
   return { pass: problems.length === 0, detail };
 }
 
 /** `handbook` or `python`: ours vs Crawlee vs Scrapy. */
 export async function compareBench(corpusName, { runs = 3, crawlers: only, quietWaitS } = {}) {
   const all = [ours('greenfinger'), crawlee, scrapy];
-  const crawlers = only ? all.filter((c) => only.includes(c.label) || (c.ours && only.includes('ours'))) : all;
+  const noImages = ours('greenfinger --no-images', { noImages: true });
+  const crawlers = only
+    ? [...all, noImages].filter(
+        (c) =>
+          only.includes(c.label) ||
+          (c.label === 'greenfinger' && only.includes('ours')) ||
+          (c === noImages && only.includes('ours-no-images')),
+      )
+    : all;
   console.log(`\n== ${corpusName}: ${crawlers.map((c) => c.label).join(' vs ')}, ${runs} run(s) ==`);
   const records = await runAll(corpusName, crawlers, runs, () => ({}), quietWaitS);
   const summaries = crawlers.map((c) => summarise(records, c.label));
@@ -331,7 +340,7 @@ export async function compareBench(corpusName, { runs = 3, crawlers: only, quiet
       ),
     );
   }
-  const saved = savedOnce(records.filter((r) => r.crawler === 'greenfinger'));
+  const saved = savedOnce(records.filter((r) => r.crawler.startsWith('greenfinger')));
   goals.push(goal(`${corpusName}: every page saved exactly once`, saved.pass, saved.detail));
   saveResults(corpusName, { runs, summaries, records, goals, stages: stageLine(records) });
   return { summaries, goals };

@@ -1,6 +1,7 @@
 // Summarises V8 .cpuprofile files (node --cpu-prof): self time per file and the top functions by self time.
 // Run: node bench/profile-summary.mjs <dir-or-file>... [--top N]
 // One table per profile (the main thread and every worker thread write their own), then all of them together.
+// Self time of a sample = the interval to the next sample; "(idle)" is reported apart, shares are of busy time.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,24 +38,43 @@ export function summarise(profile) {
   const self = selfTimes(profile);
   const byFunction = new Map();
   const byFile = new Map();
+  const byOwner = new Map();
+  const parent = new Map();
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const owner = (node) => {
+    for (let n = node, guard = 0; n && guard < 10_000; n = nodes.get(parent.get(n.id)), guard++) {
+      const url = n.callFrame.url;
+      if (url && !url.startsWith('node:')) return shortFile(url);
+    }
+    return shortFile(node.callFrame.url);
+  };
   let total = 0;
+  let idle = 0;
   for (const node of profile.nodes) {
     const ms = self.get(node.id) ?? 0;
     if (ms === 0) continue;
-    total += ms;
     const { functionName, url, lineNumber } = node.callFrame;
+    if (functionName === '(idle)') {
+      idle += ms;
+      continue;
+    }
+    total += ms;
     const file = shortFile(url);
     const name = functionName || (url ? '(anonymous)' : node.callFrame.functionName || '(root)');
     const key = `${name} ${file}${url ? `:${lineNumber + 1}` : ''}`;
     byFunction.set(key, (byFunction.get(key) ?? 0) + ms);
     byFile.set(file, (byFile.get(file) ?? 0) + ms);
+    const o = owner(node);
+    byOwner.set(o, (byOwner.get(o) ?? 0) + ms);
   }
-  return { total, byFunction, byFile };
+  return { total, idle, byFunction, byFile, byOwner };
 }
 
 function merge(into, from) {
   into.total += from.total;
-  for (const k of ['byFunction', 'byFile'])
+  into.idle += from.idle;
+  for (const k of ['byFunction', 'byFile', 'byOwner'])
     for (const [key, ms] of from[k]) into[k].set(key, (into[k].get(key) ?? 0) + ms);
   return into;
 }
@@ -66,9 +86,16 @@ function print(title, s, top) {
       .sort((a, b) => b[1] - a[1])
       .slice(0, n)
       .map(([k, ms]) => `| ${k.replaceAll('|', '\\|')} | ${ms.toFixed(0)} | ${pct(ms)} |`);
-  console.log(`\n### ${title}: ${(s.total / 1000).toFixed(2)} s sampled\n`);
+  console.log(
+    `\n### ${title}: ${(s.total / 1000).toFixed(2)} s busy, ${(s.idle / 1000).toFixed(2)} s idle (shares are of busy time)\n`,
+  );
   console.log('| file | self ms | share |\n|---|---|---|');
   console.log(rows(s.byFile, top).join('\n'));
+  console.log(
+    '\n| file, with native and node: time charged to the nearest calling package or project file | ms | share |',
+  );
+  console.log('|---|---|---|');
+  console.log(rows(s.byOwner, top).join('\n'));
   console.log('\n| function | self ms | share |\n|---|---|---|');
   console.log(rows(s.byFunction, top).join('\n'));
 }
@@ -93,7 +120,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.exit(2);
   }
   const files = profilesIn(paths);
-  const all = { total: 0, byFunction: new Map(), byFile: new Map() };
+  const all = { total: 0, idle: 0, byFunction: new Map(), byFile: new Map(), byOwner: new Map() };
   const summaries = files
     .map((f) => ({ f, s: summarise(JSON.parse(readFileSync(f, 'utf8'))) }))
     .sort((a, b) => b.s.total - a.s.total);

@@ -1,5 +1,6 @@
-import { Readability } from '@mozilla/readability';
-import { parseHTML } from 'linkedom';
+import { createRequire } from 'node:module';
+import type { Readability as ReadabilityClass } from '@mozilla/readability';
+import type { parseHTML as ParseHTML } from 'linkedom';
 import type { ContentExtractor, ExtractedContent } from './content-extractor.js';
 import { contentFromScan, HtmlContentExtractor } from './html-content-extractor.js';
 import { scanHtml } from './html-scan.js';
@@ -13,13 +14,22 @@ import { scanHtml } from './html-scan.js';
 export class ReadabilityContentExtractor implements ContentExtractor {
   readonly name = 'readability';
   private readonly fallback = new HtmlContentExtractor();
+  // Loaded when this extractor is chosen, not when core is imported: linkedom alone costs ~20 MB per thread.
+  readonly #Readability: typeof ReadabilityClass;
+  readonly #parseHTML: typeof ParseHTML;
+
+  constructor() {
+    const require = createRequire(import.meta.url);
+    this.#Readability = (require('@mozilla/readability') as { Readability: typeof ReadabilityClass }).Readability;
+    this.#parseHTML = (require('linkedom') as { parseHTML: typeof ParseHTML }).parseHTML;
+  }
 
   extract(html: string, pageUrl: string): ExtractedContent {
     const scan = scanHtml(html, pageUrl);
-    let article: ReturnType<Readability['parse']> = null;
+    let article: ReturnType<ReadabilityClass['parse']> = null;
     try {
-      const { document } = parseHTML(html);
-      article = new Readability(document as unknown as ConstructorParameters<typeof Readability>[0]).parse();
+      const { document } = this.#parseHTML(html);
+      article = new this.#Readability(document as unknown as ConstructorParameters<typeof ReadabilityClass>[0]).parse();
     } catch {
       article = null;
     }
