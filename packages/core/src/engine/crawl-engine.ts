@@ -110,9 +110,6 @@ interface Completion {
   images?: ImageRow[];
   links?: ResourceImageRow[];
   newImages?: number;
-  fetched?: boolean;
-  /** Url hashes of the pictures this page fetched (their write-ahead records go at commit). */
-  fetchedImages?: string[];
 }
 
 const COMMIT_BATCH = 64;
@@ -487,8 +484,6 @@ export class CrawlEngine {
         });
         const hashes = batch.flatMap((c) => (c.hash && c.lease ? [c.hash] : []));
         if (hashes.length > 0) await d.urlFilter.markAll(d.catalog.id, d.version, hashes);
-        const fetched = batch.flatMap((c) => [...(c.fetched && c.hash ? [c.hash] : []), ...(c.fetchedImages ?? [])]);
-        if (fetched.length > 0) await d.inflight.remove(fetched);
       } catch (err) {
         this.#fatal ??= err;
         this.#log.error({ err }, 'cannot record crawled pages; stopping');
@@ -547,7 +542,6 @@ export class CrawlEngine {
       }
       await d.inflight.save(hash, result);
     }
-    c.fetched = true;
 
     if (result.status >= 300 && result.status < 400 && result.status !== 304) {
       const location = result.headers.location;
@@ -590,10 +584,7 @@ export class CrawlEngine {
 
     if (this.#reserved >= d.catalog.settings.maxPages) return this.#abandon();
     this.#reserved++;
-    c.fetchedImages = [];
-    const images = d.catalog.settings.images
-      ? await this.#time('images', this.#images(content, entry.url, c.fetchedImages))
-      : [];
+    const images = d.catalog.settings.images ? await this.#time('images', this.#images(content, entry.url)) : [];
     const resource: ResourceRow = {
       id: resourceId,
       catalogId: d.catalog.id,
@@ -685,7 +676,7 @@ export class CrawlEngine {
   }
 
   /** Pictures of one page, fetched together: once per run, stored once per version by content hash. */
-  async #images(content: ExtractedContent, pageUrl: string, fetchedImages: string[]): Promise<PageImage[]> {
+  async #images(content: ExtractedContent, pageUrl: string): Promise<PageImage[]> {
     const d = this.#d;
     const min = d.settings.imageMinSize;
     const wanted = content.images.slice(0, d.settings.imagesPerPage).flatMap((ref) => {
@@ -699,7 +690,7 @@ export class CrawlEngine {
         let fresh: PageImage | undefined;
         if (known === undefined) {
           // Pages handled at the same time share one fetch of a picture they both show.
-          const fetching = this.#fetchImage(url, ref.alt, ref.surroundingText, fetchedImages);
+          const fetching = this.#fetchImage(url, ref.alt, ref.surroundingText);
           known = fetching.then((img) => img?.row);
           if (this.#imageByUrl.size < 200_000) this.#imageByUrl.set(url, known);
           fresh = await fetching;
@@ -716,13 +707,8 @@ export class CrawlEngine {
     return [...byId.values()];
   }
 
-  /** One picture; its answer is kept in the write-ahead record until the page showing it is committed. */
-  async #fetchImage(
-    url: string,
-    alt: string,
-    surroundingText: string,
-    fetchedImages: string[],
-  ): Promise<PageImage | undefined> {
+  /** One picture; its answer goes to the write-ahead log like a page's. */
+  async #fetchImage(url: string, alt: string, surroundingText: string): Promise<PageImage | undefined> {
     const d = this.#d;
     const hash = urlHash(url);
     let result: Omit<FetchResult, 'text'> | undefined = await d.inflight.load(hash);
@@ -735,7 +721,6 @@ export class CrawlEngine {
       }
       await d.inflight.save(hash, result);
     }
-    fetchedImages.push(hash);
     if (result.status !== 200 || result.body.length === 0 || result.body.length > d.settings.imageMaxBytes)
       return undefined;
     const type = result.contentType.split(';')[0]?.trim().toLowerCase() ?? '';

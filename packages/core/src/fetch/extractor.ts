@@ -25,6 +25,8 @@ export interface FetchOptions {
   signal?: AbortSignal | undefined;
   /** Body cap override (bytes). */
   maxBytes?: number | undefined;
+  /** Redirects to follow for this request; 0 returns a 3xx as it is. Default: the extractor's setting. */
+  maxRedirects?: number | undefined;
 }
 
 /**

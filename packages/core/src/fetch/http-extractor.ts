@@ -158,6 +158,7 @@ export class HttpExtractor implements Extractor {
     const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
     const redirects: string[] = [];
     const visited = new Set<string>();
+    const maxRedirects = options.maxRedirects ?? this.settings.maxRedirects;
     let current: URL;
     try {
       current = new URL(url);
@@ -178,7 +179,7 @@ export class HttpExtractor implements Extractor {
           signal,
         });
         const location = res.headers.location;
-        if (REDIRECT_STATUSES.has(res.statusCode) && location && this.settings.maxRedirects > 0) {
+        if (REDIRECT_STATUSES.has(res.statusCode) && location && maxRedirects > 0) {
           await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
           const next = new URL(Array.isArray(location) ? location[0]! : location, current);
           next.hash = '';
@@ -188,9 +189,9 @@ export class HttpExtractor implements Extractor {
               status: res.statusCode,
             });
           }
-          if (redirects.length >= this.settings.maxRedirects) {
+          if (redirects.length >= maxRedirects) {
             throw new FetchError(
-              `too many redirects (more than ${this.settings.maxRedirects}) from ${url}; raise GF_MAX_REDIRECTS if intended`,
+              `too many redirects (more than ${maxRedirects}) from ${url}; raise GF_MAX_REDIRECTS if intended`,
               { retryable: false, status: res.statusCode },
             );
           }

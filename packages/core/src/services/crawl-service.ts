@@ -12,6 +12,7 @@ import { CrawlEngine, type CrawlResult } from '../engine/crawl-engine.js';
 import { InflightStore } from '../engine/inflight-store.js';
 import { buildRunReport, reportStamp } from '../engine/run-report.js';
 import { CrawlerError } from '../errors.js';
+import type { Extractor } from '../fetch/extractor.js';
 import { HttpExtractor } from '../fetch/http-extractor.js';
 import { HostPoliteness } from '../fetch/politeness.js';
 import { withRetry } from '../fetch/with-retry.js';
@@ -262,16 +263,13 @@ export class CrawlService {
         );
       }
     }
-    const page = new HttpExtractor({
-      settings: { ...settings, maxRedirects: 0 },
-      connectionsPerOrigin: Math.max(s.hostConcurrency, 2),
-    });
-    const pageFetcher = withRetry(page, { retries: s.maxRetries, retryStatuses: [429, 500, 502, 503, 504] });
-    const following = new HttpExtractor({ settings, connectionsPerOrigin: Math.max(s.hostConcurrency, 2) });
-    const imageFetcher = withRetry(following, { retries: s.maxRetries });
+    // One keep-alive pool per run: pages (redirects not followed), pictures, robots.txt and sitemaps share it.
+    const http = new HttpExtractor({ settings, connectionsPerOrigin: Math.max(s.hostConcurrency, 2) });
+    const pageFetcher = withRetry(noRedirects(http), { retries: s.maxRetries, retryStatuses: [429, 500, 502, 503, 504] });
+    const imageFetcher = withRetry(http, { retries: s.maxRetries });
     /** robots.txt and sitemaps follow redirects (an http → https move must not read as "no robots.txt"). */
     const robotsFetch = async (url: string) => {
-      const r = await following.fetch(url);
+      const r = await http.fetch(url);
       return { status: r.status, text: r.text ?? r.body.toString('utf8') };
     };
     const robots = s.robots
@@ -299,6 +297,7 @@ export class CrawlService {
     }
     const outputs = new CompositeOutputChannel(channels, log);
     const vectors = vectorChannel ? await gf.vectors() : undefined;
+    const inflight = new InflightStore(join(layout.system, 'inflight', catalog.id, `v${version}`));
     const engine = new CrawlEngine({
       catalog,
       version,
@@ -325,7 +324,7 @@ export class CrawlService {
       outputs,
       records: db.resources,
       blobs: gf.blobs,
-      inflight: new InflightStore(join(layout.system, 'inflight', catalog.id, `v${version}`)),
+      inflight,
       robots,
       sitemapUrls: async () =>
         (await discoverSitemapUrls({ siteUrl: catalog.startUrl, fetch: robotsFetch, robots, logger: log })).urls.map(
@@ -381,8 +380,8 @@ export class CrawlService {
       req.signal?.removeEventListener('abort', onAbort);
       this.#running.delete(catalog.id);
       await pool.close();
-      await page.close();
-      await following.close();
+      await http.close();
+      await inflight.close(frontier.inFlight() === 0 && (await frontier.size()) === 0);
       await frontier.close();
     }
 
@@ -476,4 +475,13 @@ export class CrawlService {
     this.#urlFilter = undefined;
     this.#contentDedup = undefined;
   }
+}
+
+/** Pages are fetched without following redirects: a 3xx dispatches its target as a url of its own. */
+function noRedirects(extractor: Extractor): Extractor {
+  return {
+    name: extractor.name,
+    fetch: (url, options) => extractor.fetch(url, { ...options, maxRedirects: 0 }),
+    close: () => extractor.close(),
+  };
 }
