@@ -265,7 +265,10 @@ export class CrawlService {
     }
     // One keep-alive pool per run: pages (redirects not followed), pictures, robots.txt and sitemaps share it.
     const http = new HttpExtractor({ settings, connectionsPerOrigin: Math.max(s.hostConcurrency, 2) });
-    const pageFetcher = withRetry(noRedirects(http), { retries: s.maxRetries, retryStatuses: [429, 500, 502, 503, 504] });
+    const pageFetcher = withRetry(noRedirects(http), {
+      retries: s.maxRetries,
+      retryStatuses: [429, 500, 502, 503, 504],
+    });
     const imageFetcher = withRetry(http, { retries: s.maxRetries });
     /** robots.txt and sitemaps follow redirects (an http → https move must not read as "no robots.txt"). */
     const robotsFetch = async (url: string) => {
