@@ -15,7 +15,7 @@ export function formatProgress(p: CrawlProgress): string {
   ].filter(Boolean);
   const secs = Math.round(c.elapsedMs / 1000);
   return (
-    `saved ${n(c.saved)} · images ${n(c.images)} · dispatched ${n(c.dispatched)} · handled ${n(c.handled)} · queued ${n(p.queued)} · ` +
+    `saved ${n(c.saved)} · images ${n(c.images)}${c.vectored ? ` · embedded ${n(c.vectored)}` : ''} · dispatched ${n(c.dispatched)} · handled ${n(c.handled)} · queued ${n(p.queued)} · ` +
     `${p.pagesPerSecond.toFixed(1)} pages/s · ${secs}s` +
     (drops.length ? ` · ${drops.join(', ')}` : '')
   );

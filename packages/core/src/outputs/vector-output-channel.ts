@@ -8,8 +8,14 @@ export interface VectorOutputOptions {
   chunk: (text: string) => string[];
   /** Chunks per embedding call. @default 32 */
   batchSize?: number;
-  /** Chunks waiting for embedding before write() makes the crawl wait. @default 512 */
+  /** Chunks held in memory waiting for embedding. @default 512 */
   maxQueued?: number;
+  /**
+   * Reads a page's text back from the file layer. When given, write() never waits for the embedder: past
+   * `maxQueued`, a page is kept as a reference (no text in memory) and embedded from its file once the queue has
+   * room, so fetching goes on at full speed while embeddings catch up. Without it, write() waits for room.
+   */
+  loadText?: ((page: CrawledPage) => Promise<string | undefined>) | undefined;
 }
 
 interface PendingChunk {
@@ -32,6 +38,9 @@ export class VectorOutputChannel implements OutputChannel {
   readonly #batchSize: number;
   readonly #maxQueued: number;
   #queue: PendingChunk[] = [];
+  /** Pages written while the queue was full, without their text (read back from the files when there is room). */
+  #overflow: CrawledPage[] = [];
+  readonly #loadText: VectorOutputOptions['loadText'];
   #running: Promise<void> | undefined;
   #waiters: Array<() => void> = [];
   #written = 0;
@@ -49,24 +58,51 @@ export class VectorOutputChannel implements OutputChannel {
     this.#chunk = options.chunk;
     this.#batchSize = options.batchSize ?? 32;
     this.#maxQueued = options.maxQueued ?? 512;
+    this.#loadText = options.loadText;
   }
 
   async write(page: CrawledPage): Promise<void> {
+    if (this.#loadText && (this.#queue.length >= this.#maxQueued || this.#overflow.length > 0)) {
+      this.#overflow.push({ ...page, text: '', html: undefined, images: [] });
+      this.#kick();
+      return;
+    }
+    this.#enqueue(page);
+    let guard = 0;
+    while (!this.#loadText && this.#queue.length >= this.#maxQueued && guard++ < 1_000_000) {
+      this.#kick();
+      await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    }
+    if (this.#queue.length >= this.#batchSize) this.#kick();
+  }
+
+  /** Chunk a page into the queue (a page with no text is done at once). */
+  #enqueue(page: CrawledPage): void {
     const chunks = this.#chunk(`${page.resource.title}\n\n${page.text}`.trim());
     if (chunks.length === 0) {
       this.#written++;
       this.#listener?.(page.resource.id, true);
       return;
     }
-    let guard = 0;
-    while (this.#queue.length >= this.#maxQueued && guard++ < 1_000_000) {
-      this.#kick();
-      await new Promise<void>((resolve) => this.#waiters.push(resolve));
-    }
     chunks.forEach((text, index) => {
       this.#queue.push({ page, index, text, last: index === chunks.length - 1 });
     });
-    if (this.#queue.length >= this.#batchSize) this.#kick();
+  }
+
+  /** Move overflowed pages back into the queue, reading their text from the files, while there is room. */
+  async #refill(): Promise<void> {
+    let guard = 0;
+    while (this.#overflow.length > 0 && this.#queue.length < this.#maxQueued / 2 && guard++ < 100_000) {
+      const page = this.#overflow.shift() as CrawledPage;
+      const text = await this.#loadText?.(page);
+      if (text === undefined) {
+        this.#failed++;
+        this.#lastError = `the text of ${page.resource.url} could not be read back from ${page.resource.textPath}`;
+        this.#listener?.(page.resource.id, false);
+        continue;
+      }
+      this.#enqueue({ ...page, text });
+    }
   }
 
   #kick(): void {
@@ -78,7 +114,9 @@ export class VectorOutputChannel implements OutputChannel {
 
   async #run(): Promise<void> {
     let guard = 0;
-    while (this.#queue.length > 0 && guard++ < 10_000_000) {
+    while ((this.#queue.length > 0 || this.#overflow.length > 0) && guard++ < 10_000_000) {
+      await this.#refill();
+      if (this.#queue.length === 0) continue;
       const batch = this.#queue.splice(0, this.#batchSize);
       this.#release();
       const started = performance.now();
@@ -129,7 +167,7 @@ export class VectorOutputChannel implements OutputChannel {
 
   async flush(): Promise<void> {
     let guard = 0;
-    while ((this.#queue.length > 0 || this.#running) && guard++ < 1_000_000) {
+    while ((this.#queue.length > 0 || this.#overflow.length > 0 || this.#running) && guard++ < 1_000_000) {
       this.#kick();
       await this.#running;
     }

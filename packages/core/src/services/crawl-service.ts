@@ -289,6 +289,8 @@ export class CrawlService {
       const client = await gf.embedding();
       embeddingNote = client.describe();
       vectorChannel = new VectorOutputChannel(client, await gf.vectors(), {
+        // Fetching never waits for the embedder: pages past the in-memory queue are embedded from their files.
+        loadText: (page) => gf.blobs.getText(page.resource.textPath),
         chunk: (text) =>
           chunkText(text, {
             chunkSize: settings.chunkSize,
