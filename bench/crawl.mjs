@@ -58,7 +58,7 @@ export function analyseLog(lines) {
 }
 
 /** Our CLI: fresh data dir, outputs as given, no politeness interval, 16 pages and 16 requests per host in flight. */
-function ours(label, { outputs = 'file+index', concurrency = 16, extraArgs = [], noImages = false } = {}) {
+function ours(label, { outputs = 'file+index', concurrency = 16, threads = concurrency, extraArgs = [], noImages = false } = {}) {
   return {
     label,
     ours: true,
@@ -83,7 +83,7 @@ function ours(label, { outputs = 'file+index', concurrency = 16, extraArgs = [],
           '--interval',
           '0',
           '--threads',
-          String(concurrency),
+          String(threads),
           '--host-concurrency',
           String(concurrency),
           ...(noImages ? ['--no-images'] : []),
@@ -347,9 +347,12 @@ export async function compareBench(corpusName, { runs = 3, crawlers: only, quiet
 }
 
 /** `latency`: handbook behind a 50 ms proxy vs without, our crawl with `concurrency` per host. */
-export async function latencyBench({ runs = 3, latencyMs = 50, concurrency = 16, quietWaitS } = {}) {
-  const plain = ours('no latency', { concurrency });
-  const slow = ours(`latency ${latencyMs} ms`, { concurrency });
+export async function latencyBench({ runs = 3, latencyMs = 50, concurrency = 64, quietWaitS } = {}) {
+  // Twice as many pages in flight as requests per host: a page and then its pictures are fetched one after the
+  // other, so half the pages in flight are between requests at any moment.
+  const threads = 2 * concurrency;
+  const plain = ours('no latency', { concurrency, threads });
+  const slow = ours(`latency ${latencyMs} ms`, { concurrency, threads });
   console.log(`\n== latency: handbook, host concurrency ${concurrency}, ${latencyMs} ms vs none, ${runs} run(s) ==`);
   const records = await runAll(
     'handbook',

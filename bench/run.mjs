@@ -58,7 +58,7 @@ for (const name of wanted) {
     result = await latencyBench({
       runs,
       latencyMs: num('latency', 50),
-      concurrency: num('concurrency', 16),
+      concurrency: num('concurrency', 64),
       quietWaitS,
     });
   } else if (name === 'vectors') {
