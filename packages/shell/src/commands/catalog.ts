@@ -1,13 +1,5 @@
-import {
-  type Catalog,
-  type CatalogRef,
-  type CatalogSettings,
-  CrawlerError,
-  type Greenfinger,
-  isUuid,
-  type OutputLayer,
-} from '@greenfinger/core';
-import { type Command, Option } from 'commander';
+import { type Catalog, type CatalogRef, CrawlerError, type Greenfinger, isUuid } from '@greenfinger/core';
+import type { Command } from 'commander';
 import { EXIT, type Io, reportError } from '../io.js';
 import { type SettingsOptions, settingsOf, settingsOptions } from './options.js';
 import { type CatalogRefOptions, catalogRefOf, catalogRefOptions, openGreenfinger, table } from './versions.js';
