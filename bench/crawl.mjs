@@ -58,7 +58,10 @@ export function analyseLog(lines) {
 }
 
 /** Our CLI: fresh data dir, outputs as given, no politeness interval, 16 pages and 16 requests per host in flight. */
-function ours(label, { outputs = 'file+index', concurrency = 16, threads = concurrency, extraArgs = [], noImages = false } = {}) {
+function ours(
+  label,
+  { outputs = 'file+index', concurrency = 16, threads = concurrency, extraArgs = [], noImages = false } = {},
+) {
   return {
     label,
     ours: true,
