@@ -8,6 +8,7 @@ import {
   catalogMissing,
   columnList,
   IMAGE,
+  IMAGE_WITH_REF,
   lastPerKey,
   REPORT,
   RESOURCE,
@@ -34,7 +35,6 @@ export interface PgRecordDatabaseOptions extends MigrateOptions {
 }
 
 type Row = Record<string, unknown>;
-type ImageWithRef = ImageRow & { alt: string; surroundingText: string };
 
 const DEFAULT_BATCH = 500;
 const ARRAY_TYPE: Record<ColumnKind, string> = {
@@ -267,15 +267,6 @@ export class PgRecordDatabase implements RecordDatabase {
   private resourceStore(): ResourceRecordStore {
     const resourceSelect = `SELECT ${columnList(RESOURCE)} FROM crawler_resource`;
     const reportSelect = `SELECT ${columnList(REPORT)} FROM crawler_report`;
-    const refSpec: TableSpec<ImageWithRef> = {
-      table: IMAGE.table,
-      conflict: IMAGE.conflict,
-      columns: [
-        ...(IMAGE.columns as TableSpec<ImageWithRef>['columns']),
-        { column: 'alt', key: 'alt', kind: 'text' },
-        { column: 'surrounding_text', key: 'surroundingText', kind: 'text' },
-      ],
-    };
     return {
       saveResources: (rows: ResourceRow[]) => this.saveAll(RESOURCE, rows),
       saveImages: (rows: ImageRow[]) => this.saveAll(IMAGE, rows),
@@ -293,7 +284,7 @@ export class PgRecordDatabase implements RecordDatabase {
         this.pages(IMAGE, catalogId, version, batch),
       imagesOfResource: (resourceId: string) =>
         this.many(
-          refSpec,
+          IMAGE_WITH_REF,
           `SELECT ${columnList(IMAGE, 'i.')}, ri.alt, ri.surrounding_text FROM crawler_resource_image ri ` +
             'JOIN crawler_image i ON i.id = ri.image_id WHERE ri.resource_id = $1 ORDER BY ri.id',
           [resourceId],

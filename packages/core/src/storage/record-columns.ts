@@ -82,6 +82,18 @@ export const IMAGE: TableSpec<ImageRow> = {
   ],
 };
 
+/** A picture as a page shows it: the image row plus the link's alt and surrounding text (imagesOfResource). */
+export type ImageWithRef = ImageRow & { alt: string; surroundingText: string };
+export const IMAGE_WITH_REF: TableSpec<ImageWithRef> = {
+  table: IMAGE.table,
+  conflict: IMAGE.conflict,
+  columns: [
+    ...(IMAGE.columns as TableSpec<ImageWithRef>['columns']),
+    { column: 'alt', key: 'alt', kind: 'text' },
+    { column: 'surrounding_text', key: 'surroundingText', kind: 'text' },
+  ],
+};
+
 export const RESOURCE_IMAGE: TableSpec<ResourceImageRow> = {
   table: 'crawler_resource_image',
   conflict: ['id'],
