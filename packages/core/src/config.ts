@@ -65,7 +65,7 @@ export const settingsSchema = z.strictObject({
   imagesPerPage: z.coerce.number().int().min(0).default(50),
   /** GF_LOG_LEVEL @default info */
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** GF_WORKERS: extraction worker threads; 0 = extract on the main thread. @default cores */
+  /** GF_WORKERS: extraction worker threads; 0 = extract on the main thread. @default cores − 1, at least 1 */
   workers: z.coerce.number().int().min(0).max(64).optional(),
 });
 
