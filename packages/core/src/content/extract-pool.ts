@@ -1,9 +1,7 @@
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { ConfigError, StageError } from '../errors.js';
+import { startWorker } from '../worker-entry.js';
 import type { ExtractedContent } from './content-extractor.js';
 import { type ExtractJob, type ExtractReply, runExtractJob } from './extract-worker.js';
 
@@ -40,21 +38,6 @@ interface Task {
 interface Slot {
   worker: Worker;
   task: Task | null;
-}
-
-/**
- * The worker script: the compiled extract-worker.js from dist, or — when this file runs from source under
- * vitest/tsx — a bootstrap that registers tsx's loader inside the worker (tsx's `--import` hook only registers
- * on the main thread) and then imports extract-worker.ts.
- */
-function newWorker(): Worker {
-  const self = import.meta.url;
-  if (!self.endsWith('.ts')) return new Worker(new URL('./extract-worker.js', self));
-  const tsxDir = dirname(createRequire(self).resolve('tsx/package.json'));
-  const api = pathToFileURL(join(tsxDir, 'dist/esm/api/index.mjs')).href;
-  const entry = new URL('./extract-worker.ts', self).href;
-  const boot = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
-  return new Worker(boot, { eval: true });
 }
 
 function rebuildError(e: { name: string; message: string; field?: string | undefined }): Error {
@@ -143,7 +126,7 @@ export class ExtractPool {
   }
 
   private spawn(): Slot {
-    const worker = newWorker();
+    const worker = startWorker(import.meta.url, './extract-worker');
     const slot: Slot = { worker, task: null };
     worker.unref();
     worker.on('message', (reply: ExtractReply) => {

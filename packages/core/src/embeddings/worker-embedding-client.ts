@@ -1,9 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { CrawlerError } from '../errors.js';
+import { startWorker } from '../worker-entry.js';
 import type { EmbeddingClient } from './embedding-client.js';
 import type { EmbeddingSpec } from './embedding-spec.js';
 import type { WorkerReply, WorkerRequest } from './embedding-worker.js';
@@ -22,32 +19,6 @@ interface Pending {
   texts: string[];
   resolve: (vectors: Float32Array[]) => void;
   reject: (err: Error) => void;
-}
-
-/**
- * The worker file as a URL, plus how to start it: from dist it is plain JS; from src (vitest, tsx) a tiny
- * boot script registers tsx in the worker and imports the .ts file.
- */
-function workerEntry(): { filename: string | URL; eval: boolean; data: Record<string, string> } {
-  const here = import.meta.url;
-  if (!here.endsWith('.ts')) return { filename: new URL('./embedding-worker.js', here), eval: false, data: {} };
-  let tsxApi: string;
-  try {
-    const pkgFile = createRequire(here).resolve('tsx/package.json');
-    const pkg = JSON.parse(readFileSync(pkgFile, 'utf8')) as {
-      exports: Record<string, { import: { default: string } }>;
-    };
-    const api = pkg.exports['./esm/api']?.import.default ?? './dist/esm/api/index.mjs';
-    tsxApi = pathToFileURL(join(dirname(pkgFile), api)).href;
-  } catch (err) {
-    throw new CrawlerError('EMBEDDING', 'running from TypeScript sources needs tsx to start the embedding worker', {
-      cause: err,
-      fix: 'install dev dependencies (tsx), build with tsc and run dist, or pass { inProcess: true }',
-    });
-  }
-  const boot = `const { workerData } = require('node:worker_threads');
-import(workerData.tsxApi).then((m) => m.tsImport(workerData.entry, workerData.entry));`;
-  return { filename: boot, eval: true, data: { tsxApi, entry: new URL('./embedding-worker.ts', here).href } };
 }
 
 /**
@@ -89,8 +60,7 @@ export class WorkerEmbeddingClient implements EmbeddingClient {
 
   /** Starts the worker and waits until its model is loaded. */
   static async start(spec: EmbeddingSpec, options: WorkerEmbeddingOptions = {}): Promise<WorkerEmbeddingClient> {
-    const entry = workerEntry();
-    const worker = new Worker(entry.filename, { eval: entry.eval, workerData: { spec, ...entry.data } });
+    const worker = startWorker(import.meta.url, './embedding-worker', { spec });
     const timeoutMs = options.startTimeoutMs ?? 120_000;
     const ready = await new Promise<Extract<WorkerReply, { op: 'ready' }>>((resolve, reject) => {
       const timer = setTimeout(
