@@ -18,6 +18,8 @@ import { HostPoliteness } from '../fetch/politeness.js';
 import { withRetry } from '../fetch/with-retry.js';
 import type { CrawlFrontier } from '../frontier/frontier.js';
 import { LevelFrontier } from '../frontier/level-frontier.js';
+import { OffThreadIndex } from '../index/off-thread-index.js';
+import { SqliteFtsIndex } from '../index/sqlite-fts-index.js';
 import { keys } from '../layout.js';
 import type { Catalog, CatalogSettings, CrawlAction, RunReport } from '../model.js';
 import { CompositeOutputChannel } from '../outputs/composite-output-channel.js';
@@ -284,7 +286,13 @@ export class CrawlService {
     const channels: OutputChannel[] = [new FileOutputChannel(gf.blobs)];
     let vectorChannel: VectorOutputChannel | undefined;
     let embeddingNote: string | undefined;
-    if (s.outputs.includes('index')) channels.push(new IndexOutputChannel(gf.index()));
+    // The embedded full-text index is written on its own thread; a configured index is written as it is.
+    const reader = gf.index();
+    const writer =
+      s.outputs.includes('index') && reader instanceof SqliteFtsIndex
+        ? new OffThreadIndex(reader, { root: layout.indexRoot, prefix: settings.indexPrefix })
+        : reader;
+    if (s.outputs.includes('index')) channels.push(new IndexOutputChannel(writer));
     if (s.outputs.includes('vector')) {
       const client = await gf.embedding();
       embeddingNote = client.describe();
@@ -413,6 +421,7 @@ export class CrawlService {
         : {}),
     });
     await outputs.close();
+    if (writer !== reader) await writer.close();
     const stamp = reportStamp(result.endedAt);
     report.path = keys.report(catalog.id, version, stamp, action, settings.node);
     await gf.blobs.put(report.path, `${JSON.stringify(report, null, 2)}\n`);
