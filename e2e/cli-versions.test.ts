@@ -1,13 +1,13 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Greenfinger, type ResourceRow } from '../packages/core/src/index.js';
 import { fixtureFacts } from '../packages/core/test/support/fixture-facts.js';
 import { type FixtureSite, startFixtureSite } from '../packages/core/test/support/fixture-site.js';
 import { createTempDir, type TempDir } from '../packages/core/test/support/tmp.js';
+import { fileTree } from '../packages/core/test/support/tree.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'packages/shell/dist/bin.js');
@@ -49,21 +49,6 @@ function expectOneLine(r: Run, status: number, pattern: RegExp): void {
   const lines = r.stderr.trim().split('\n');
   expect(lines, r.stderr).toHaveLength(1);
   expect(lines[0]).toMatch(pattern);
-}
-
-/** sha256 of every file under `dir` except the record database and SQLite's shared-memory read marks. */
-function tree(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const full = join(d, e.name);
-      if (e.isDirectory()) walk(full);
-      else if (!/greenfinger\.db|-shm$/.test(e.name))
-        out[relative(dir, full)] = createHash('sha256').update(readFileSync(full)).digest('hex');
-    }
-  };
-  walk(dir);
-  return out;
 }
 
 describe('greenfinger versions, delete and replay as processes over the fixture site', () => {
@@ -168,11 +153,11 @@ describe('greenfinger versions, delete and replay as processes over the fixture 
 
   it('delete --dry-run writes nothing, and counts what the delete then removes, layer by layer', async () => {
     const counts = () => withData(async (gf) => (await gf.database()).resources.count(catalogId, 0));
-    const before = tree(data);
+    const before = fileTree(data);
     const rowsBefore = await counts();
     const preview = await cli(['delete', '--name', 'garden', '--version', '0', '--dry-run', '--json', '--data', data]);
     expect(preview.status, preview.stderr).toBe(0);
-    expect(tree(data)).toEqual(before);
+    expect(fileTree(data)).toEqual(before);
     expect(await counts()).toEqual(rowsBefore);
     const planned = JSON.parse(preview.stdout);
     expect(planned).toMatchObject({ dryRun: true, versions: [0], searchVersion: 1 });

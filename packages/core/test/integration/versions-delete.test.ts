@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   type Catalog,
@@ -15,27 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureFacts } from '../support/fixture-facts.js';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
 import { createTempDir, type TempDir } from '../support/tmp.js';
+import { fileTree } from '../support/tree.js';
 
 const modelDir = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
-
-/**
- * sha256 of every file under a directory, by relative path. Left out: the record database (its reads are not
- * the question here; its row counts are compared) and SQLite's `-shm` files, the shared-memory read marks every
- * reader updates.
- */
-function tree(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const full = join(d, e.name);
-      if (e.isDirectory()) walk(full);
-      else if (!/greenfinger\.db|-shm$/.test(e.name))
-        out[relative(dir, full)] = createHash('sha256').update(readFileSync(full)).digest('hex');
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 describe('versions: list, delete (dry run = the same walk), prune', () => {
   let site: FixtureSite;
@@ -85,10 +66,10 @@ describe('versions: list, delete (dry run = the same walk), prune', () => {
   });
 
   it('a dry run writes nothing, and counts exactly what the delete then removes, layer by layer', async () => {
-    const before = tree(tmp.path);
+    const before = fileTree(tmp.path);
     const countsBefore = await dbCounts(0);
     const preview = await gf.versions.delete({ id: catalog.id }, { version: 0, dryRun: true });
-    expect(tree(tmp.path)).toEqual(before);
+    expect(fileTree(tmp.path)).toEqual(before);
     expect(await dbCounts(0)).toEqual(countsBefore);
     expect(preview.results.map((r) => r.layer)).toEqual(['vector', 'index', 'file', 'db', 'system']);
     const byLayer = Object.fromEntries(preview.results.map((r) => [r.layer, r]));
