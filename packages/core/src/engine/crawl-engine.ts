@@ -189,10 +189,6 @@ export class CrawlEngine {
     this.#notify();
   }
 
-  get stopping(): boolean {
-    return this.#stopReason !== undefined;
-  }
-
   async run(): Promise<CrawlResult> {
     const startedAt = new Date();
     const d = this.#d;

@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { CrawlerError } from '../errors.js';
 import type { BlobStore } from './blob-store.js';
@@ -37,15 +37,6 @@ export class LocalBlobStore implements BlobStore {
     const path = this.#path(key);
     await this.#ensureDir(dirname(path));
     await writeFile(path, data);
-  }
-
-  /** Write through a temporary file and rename, so a reader never sees half a file. */
-  async putAtomic(key: string, data: Uint8Array | string): Promise<void> {
-    const path = this.#path(key);
-    await this.#ensureDir(dirname(path));
-    const tmp = `${path}.${process.pid}.tmp`;
-    await writeFile(tmp, data);
-    await rename(tmp, path);
   }
 
   async get(key: string): Promise<Buffer | undefined> {
