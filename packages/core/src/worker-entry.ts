@@ -26,3 +26,49 @@ export function startWorker(callerUrl: string, file: string, workerData?: unknow
   const boot = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
   return new Worker(boot, { eval: true, workerData });
 }
+
+/**
+ * One worker thread serving more than one component: each tags its messages with a `channel` and reads only the
+ * replies of its own channel. The thread is kept out of the event loop's count (unref) except while some component
+ * holds it for work in flight, so an idle thread never keeps the process alive and a busy one always does.
+ * A run lends its extraction thread to the index writer this way: one V8 isolate instead of two.
+ */
+export class SharedThread {
+  readonly worker: Worker;
+  #holds = 0;
+
+  constructor(worker: Worker) {
+    this.worker = worker;
+    worker.unref();
+  }
+
+  post(message: object, transfer?: ArrayBuffer[]): void {
+    this.worker.postMessage(message, transfer);
+  }
+
+  /** Messages of one channel (`undefined`: untagged messages). */
+  on(channel: string | undefined, handler: (message: never) => void): void {
+    this.worker.on('message', (m: { channel?: string } | null) => {
+      if ((m?.channel ?? undefined) === channel) handler(m as never);
+    });
+  }
+
+  /** The thread failed or exited; `exited` is false for an uncaught error inside it. */
+  onFailure(handler: (err: Error, exited: boolean) => void): void {
+    this.worker.on('error', (err) => handler(err, false));
+    this.worker.on('exit', (code) => handler(new Error(`the worker thread exited with code ${code}`), true));
+  }
+
+  /** Work in flight: the process must wait for this thread. */
+  hold(): void {
+    if (this.#holds++ === 0) this.worker.ref();
+  }
+
+  release(): void {
+    if (this.#holds > 0 && --this.#holds === 0) this.worker.unref();
+  }
+
+  terminate(): Promise<number> {
+    return this.worker.terminate();
+  }
+}

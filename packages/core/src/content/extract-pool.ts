@@ -1,7 +1,6 @@
 import { availableParallelism } from 'node:os';
-import type { Worker } from 'node:worker_threads';
 import { ConfigError, StageError } from '../errors.js';
-import { startWorker } from '../worker-entry.js';
+import { SharedThread, startWorker } from '../worker-entry.js';
 import type { ExtractedContent } from './content-extractor.js';
 import { type ExtractJob, type ExtractReply, runExtractJob } from './extract-worker.js';
 
@@ -36,7 +35,7 @@ interface Task {
 }
 
 interface Slot {
-  worker: Worker;
+  thread: SharedThread;
   task: Task | null;
 }
 
@@ -120,20 +119,28 @@ export class ExtractPool {
     return this.queue.length;
   }
 
+  /**
+   * The first worker's thread, for another component of the run to share (the index writer: one V8 isolate
+   * fewer). Its messages carry their own channel, so extraction never sees them. Undefined when extraction runs
+   * inline. Close the borrower before this pool: close() ends the thread.
+   */
+  lendThread(): SharedThread | undefined {
+    return this.slots[0]?.thread;
+  }
+
   /** Jobs being extracted right now. */
   get running(): number {
     return this.slots.filter((s) => s.task !== null).length;
   }
 
   private spawn(): Slot {
-    const worker = startWorker(import.meta.url, './extract-worker');
-    const slot: Slot = { worker, task: null };
-    worker.unref();
-    worker.on('message', (reply: ExtractReply) => {
+    const thread = new SharedThread(startWorker(import.meta.url, './extract-worker'));
+    const slot: Slot = { thread, task: null };
+    thread.on(undefined, (reply: ExtractReply) => {
       const task = slot.task;
       if (!task || task.job.id !== reply.id) return;
       slot.task = null;
-      worker.unref();
+      thread.release();
       if (reply.ok) task.resolve(reply.content);
       else task.reject(rebuildError(reply.error));
       this.dispatch();
@@ -141,6 +148,7 @@ export class ExtractPool {
     const fail = (err: unknown) => {
       const task = slot.task;
       slot.task = null;
+      if (task) thread.release();
       if (task)
         task.reject(new StageError('extract', `extraction worker failed: ${(err as Error)?.message ?? err}`, err));
       if (this.closed) return;
@@ -148,9 +156,9 @@ export class ExtractPool {
       if (i >= 0) this.slots[i] = this.spawn();
       this.dispatch();
     };
-    worker.on('error', fail);
-    worker.on('exit', (code) => {
-      if (!this.closed && this.slots.includes(slot)) fail(new Error(`worker exited with code ${code}`));
+    thread.onFailure((err, exited) => {
+      if (!exited) fail(err);
+      else if (!this.closed && this.slots.includes(slot)) fail(err);
     });
     return slot;
   }
@@ -161,8 +169,8 @@ export class ExtractPool {
       if (slot.task) continue;
       const task = this.queue.shift()!;
       slot.task = task;
-      slot.worker.ref();
-      slot.worker.postMessage(task.job, task.transfer);
+      slot.thread.hold();
+      slot.thread.post(task.job, task.transfer);
     }
     while (this.roomWaiters.length > 0 && this.queue.length < this.maxQueue) this.roomWaiters.shift()!();
   }
@@ -179,7 +187,7 @@ export class ExtractPool {
       s.task?.reject(err);
       s.task = null;
     }
-    await Promise.all(slots.map((s) => s.worker.terminate()));
+    await Promise.all(slots.map((s) => s.thread.terminate()));
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

@@ -1,6 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import { ConfigError } from '../errors.js';
 import { decodeBody } from '../fetch/charset.js';
+import type { IndexWriterRequest } from '../index/index-writer-worker.js';
 import type { ContentExtractor } from './content-extractor.js';
 import { createContentExtractor } from './content-extractors.js';
 
@@ -31,9 +32,21 @@ export function runExtractJob(job: Omit<ExtractJob, 'id'>) {
   return extractor.extract(html, job.url);
 }
 
+/** Requests of the index writer this thread may host (see SharedThread), served in the order they arrive. */
+let indexWriter: Promise<typeof import('../index/index-writer-worker.js')> | undefined;
+
 const port = parentPort;
 if (port) {
-  port.on('message', (job: ExtractJob) => {
+  port.on('message', (job: ExtractJob | IndexWriterRequest) => {
+    if ('channel' in job) {
+      const req = job;
+      indexWriter ??= import('../index/index-writer-worker.js');
+      indexWriter.then(
+        (m) => m.serveIndexWriter(req, (r) => port.postMessage(r)),
+        (err: Error) => port.postMessage({ channel: 'index', id: req.id, error: err.message }),
+      );
+      return;
+    }
     let reply: ExtractReply;
     try {
       reply = { id: job.id, ok: true, content: runExtractJob(job) };

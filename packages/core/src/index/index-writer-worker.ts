@@ -2,27 +2,56 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { IndexDocument } from './search-index.js';
 import { SqliteFtsIndex } from './sqlite-fts-index.js';
 
-/** Requests the main thread sends; each is answered with `{ id, error? }`. */
+/** Requests OffThreadIndex sends on the `index` channel; each is answered with `{ channel, id, error? }`. */
 export type IndexWriterOp =
+  | { op: 'open'; root: string; prefix: string }
   | { op: 'upsert'; docs: IndexDocument[] }
   | { op: 'purge'; catalogId: string }
   | { op: 'close' };
-export type IndexWriterRequest = IndexWriterOp & { id: number };
+export type IndexWriterRequest = IndexWriterOp & { channel: 'index'; id: number };
 export interface IndexWriterReply {
+  channel: 'index';
   id: number;
   error?: string;
 }
 
-const { root, prefix } = workerData as { root: string; prefix: string };
-const index = new SqliteFtsIndex({ root, prefix });
+let index: SqliteFtsIndex | undefined;
+let openError: unknown;
 
-parentPort?.on('message', (req: IndexWriterRequest) => {
+/**
+ * Serve one request of the index writer, on whichever thread hosts it: its own (started by OffThreadIndex) or
+ * an extraction worker lent to it. Requests arrive in order and each runs to completion synchronously inside
+ * (better-sqlite3), so they are applied in the order they were sent.
+ */
+export function serveIndexWriter(req: IndexWriterRequest, post: (reply: IndexWriterReply) => void): void {
   const reply = (error?: unknown): void =>
-    parentPort?.postMessage({
+    post({
+      channel: 'index',
       id: req.id,
       ...(error ? { error: error instanceof Error ? error.message : String(error) } : {}),
-    } satisfies IndexWriterReply);
-  if (req.op === 'upsert') index.upsert(req.docs).then(() => reply(), reply);
-  else if (req.op === 'purge') index.purge(req.catalogId).then(() => reply(), reply);
-  else index.close().then(() => reply(), reply);
-});
+    });
+  try {
+    if (req.op === 'open') {
+      try {
+        index = new SqliteFtsIndex({ root: req.root, prefix: req.prefix });
+      } catch (err) {
+        openError = err;
+        throw err;
+      }
+      reply();
+      return;
+    }
+    if (!index) throw openError ?? new Error('the index writer was not opened');
+    const done =
+      req.op === 'upsert' ? index.upsert(req.docs) : req.op === 'purge' ? index.purge(req.catalogId) : index.close();
+    done.then(() => reply(), reply);
+  } catch (err) {
+    reply(err);
+  }
+}
+
+// Started as its own thread (OffThreadIndex without a lent thread).
+const port = parentPort;
+if (port && (workerData as { role?: string } | undefined)?.role === 'index-writer') {
+  port.on('message', (req: IndexWriterRequest) => serveIndexWriter(req, (r) => port.postMessage(r)));
+}

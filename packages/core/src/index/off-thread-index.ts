@@ -1,6 +1,5 @@
-import type { Worker } from 'node:worker_threads';
 import { StageError } from '../errors.js';
-import { startWorker } from '../worker-entry.js';
+import { SharedThread, startWorker } from '../worker-entry.js';
 import type { IndexWriterOp, IndexWriterReply, IndexWriterRequest } from './index-writer-worker.js';
 import type { SearchIndex, WordsQuery, WordsResult } from './search-index.js';
 
@@ -8,35 +7,46 @@ import type { SearchIndex, WordsQuery, WordsResult } from './search-index.js';
  * A SearchIndex whose upserts run on a worker thread with its own connection to the same index files (SQLite in
  * WAL mode: the worker writes while this thread's connection keeps answering searches). Tokenising and writing
  * the full text of every page is a large share of a crawl's CPU; off the event loop it overlaps with fetching.
- * Everything but upsert goes to `reader`, the index this thread searches with.
+ * Everything but upsert goes to `reader`, the index this thread searches with. Given a `thread` (a crawl lends
+ * its extraction worker's), the writer lives there instead of on a thread of its own: one V8 isolate fewer.
  */
 export class OffThreadIndex implements SearchIndex {
   readonly name: string;
   readonly #reader: SearchIndex;
-  readonly #worker: Worker;
+  readonly #thread: SharedThread;
+  /** Whether the thread is ours to end on close(). */
+  readonly #owned: boolean;
   readonly #pending = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
   #next = 0;
   #failure: Error | undefined;
 
-  constructor(reader: SearchIndex, options: { root: string; prefix: string }) {
+  constructor(reader: SearchIndex, options: { root: string; prefix: string; thread?: SharedThread | undefined }) {
     this.name = `${reader.name} (writes off-thread)`;
     this.#reader = reader;
-    this.#worker = startWorker(import.meta.url, './index-writer-worker', options);
-    this.#worker.on('message', (reply: IndexWriterReply) => {
+    this.#owned = options.thread === undefined;
+    this.#thread =
+      options.thread ??
+      new SharedThread(startWorker(import.meta.url, './index-writer-worker', { role: 'index-writer' }));
+    this.#thread.on('index', (reply: IndexWriterReply) => {
       const p = this.#pending.get(reply.id);
+      if (!p) return;
       this.#pending.delete(reply.id);
-      if (reply.error) p?.reject(new StageError('index', reply.error));
-      else p?.resolve();
+      this.#thread.release();
+      if (reply.error) p.reject(new StageError('index', reply.error));
+      else p.resolve();
     });
-    const fail = (err: Error) => {
+    this.#thread.onFailure((err, exited) => {
+      if (exited && this.#pending.size === 0) return;
       this.#failure = new StageError('index', `the index writer thread stopped: ${err.message}`, err);
-      for (const p of this.#pending.values()) p.reject(this.#failure);
+      for (const p of this.#pending.values()) {
+        this.#thread.release();
+        p.reject(this.#failure);
+      }
       this.#pending.clear();
-    };
-    this.#worker.on('error', fail);
-    this.#worker.on('exit', (code) => {
-      if (this.#pending.size > 0) fail(new Error(`exit code ${code}`));
     });
+    // Messages are served in the order they are sent, so every request finds the writer open; a failure to
+    // open is given again as the error of each later request.
+    this.#send({ op: 'open', root: options.root, prefix: options.prefix }).catch(() => undefined);
   }
 
   #send(req: IndexWriterOp): Promise<void> {
@@ -44,7 +54,8 @@ export class OffThreadIndex implements SearchIndex {
     const id = this.#next++;
     return new Promise<void>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      this.#worker.postMessage({ ...req, id } satisfies IndexWriterRequest);
+      this.#thread.hold();
+      this.#thread.post({ ...req, channel: 'index', id } satisfies IndexWriterRequest);
     });
   }
 
@@ -70,12 +81,15 @@ export class OffThreadIndex implements SearchIndex {
     return this.#reader.search(query);
   }
 
-  /** Finishes the writes already sent, then stops the thread (the reader stays open: it is not ours). */
+  /**
+   * Finishes the writes already sent and closes the writer's connection, then ends the thread if it is ours (a
+   * lent thread goes back to its owner; the reader stays open: it is not ours either).
+   */
   async close(): Promise<void> {
     try {
       await this.#send({ op: 'close' });
     } finally {
-      await this.#worker.terminate();
+      if (this.#owned) await this.#thread.terminate();
     }
   }
 }

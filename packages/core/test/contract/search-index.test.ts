@@ -1,4 +1,4 @@
-import { OffThreadIndex, type SearchIndex, SqliteFtsIndex } from '@greenfinger/core';
+import { ExtractPool, OffThreadIndex, type SearchIndex, SqliteFtsIndex } from '@greenfinger/core';
 import { describeSearchIndexContract } from './search-index.contract.js';
 
 describeSearchIndexContract('SqliteFtsIndex', (root) => new SqliteFtsIndex({ root, prefix: 'greenfinger' }));
@@ -17,6 +17,35 @@ describeSearchIndexContract('OffThreadIndex over SqliteFtsIndex', (root) => {
     search: (q) => writer.search(q),
     close: async () => {
       await writer.close();
+      await reader.close();
+    },
+  };
+  return index;
+});
+
+// The crawl's arrangement on a machine with workers: the writer lives on a thread lent by the extraction pool,
+// which keeps extracting on it meanwhile.
+describeSearchIndexContract('OffThreadIndex on a thread lent by ExtractPool', (root) => {
+  const reader = new SqliteFtsIndex({ root, prefix: 'greenfinger' });
+  const pool = new ExtractPool({ workers: 1 });
+  const writer = new OffThreadIndex(reader, { root, prefix: 'greenfinger', thread: pool.lendThread() });
+  const index: SearchIndex = {
+    name: writer.name,
+    upsert: async (docs) => {
+      // Extraction and index writes interleave on the one thread; neither sees the other's replies.
+      const [content] = await Promise.all([
+        pool.extract('<html><title>t</title><body><p>Some text here.</p></body></html>', 'http://x.test/'),
+        writer.upsert(docs),
+      ]);
+      if (content.title !== 't') throw new Error(`extraction answered ${JSON.stringify(content.title)}`);
+    },
+    deleteVersion: (c, v) => writer.deleteVersion(c, v),
+    countVersion: (c, v) => writer.countVersion(c, v),
+    purge: (c) => writer.purge(c),
+    search: (q) => writer.search(q),
+    close: async () => {
+      await writer.close();
+      await pool.close();
       await reader.close();
     },
   };
