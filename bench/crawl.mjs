@@ -9,7 +9,7 @@ import { startCorpus } from '../packages/core/test/support/corpus.ts';
 import { measure, waitForQuiet } from './lib/measure.mjs';
 import { fmt, goal, mdTable, median, repoRoot, saveResults } from './lib/report.mjs';
 
-const CLI = join(repoRoot, 'packages/shell/dist/bin.js');
+const WRAPPER = join(repoRoot, 'greenfinger');
 const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 const CORPUS_ROOT = { handbook: '/usr/share/doc/debian-handbook/html', python: '/usr/share/doc/python3.11/html' };
 const STAGES = ['fetch', 'extract', 'dedup', 'file', 'index', 'vector', 'commit'];
@@ -57,11 +57,12 @@ export function analyseLog(lines) {
   };
 }
 
-/** Our CLI: fresh data dir, outputs as given, no politeness interval, 16 pages and 16 requests per host in flight. */
-function ours(
-  label,
-  { outputs = 'file+index', concurrency = 16, threads = concurrency, extraArgs = [], noImages = false } = {},
-) {
+/**
+ * Our CLI as users run it, through the `./greenfinger` wrapper (which sets the process's malloc tuning, then execs
+ * node: the measured process is the crawler itself): fresh data dir, outputs as given, no politeness interval,
+ * 16 pages and 16 requests per host in flight.
+ */
+function ours(label, { outputs = 'file+index', concurrency = 16, threads = concurrency, noImages = false } = {}) {
   return {
     label,
     ours: true,
@@ -69,10 +70,8 @@ function ours(
       const data = mkdtempSync(join(tmpdir(), 'gf-bench-data-'));
       const origin = `${corpus.url}/`;
       return {
-        command: process.execPath,
+        command: WRAPPER,
         args: [
-          ...extraArgs,
-          CLI,
           'crawl',
           '--url',
           origin,
@@ -176,7 +175,13 @@ async function crawlOnce(corpusName, crawler, { latencyMs = 0, timeoutMs = 900_0
 }
 
 /** Runs `crawlers` over `corpusName` `runs` times, alternating the order (ours first, then baselines first). */
+/** The wrapper rebuilds when sources changed: do that now, not inside a measured crawl. */
+function buildOurs() {
+  execFileSync('bash', [join(repoRoot, 'scripts/setup.sh'), '--quiet'], { stdio: 'inherit' });
+}
+
 async function runAll(corpusName, crawlers, runs, options, quietWaitS) {
+  if (crawlers.some((c) => c.ours)) buildOurs();
   warmCorpus(corpusName);
   const records = [];
   for (let run = 1; run <= runs; run++) {
