@@ -3,3 +3,4 @@ export * from './crawl-coordinator.js';
 export * from './crawl-engine.js';
 export * from './image-probe.js';
 export * from './run-report.js';
+export * from './inflight-store.js';

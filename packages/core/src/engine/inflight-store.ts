@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writev } from 'node:fs';
 import { join } from 'node:path';
 import type { FetchResult } from '../fetch/extractor.js';
 
@@ -11,12 +11,20 @@ import type { FetchResult } from '../fetch/extractor.js';
  * fetching it on this kind of machine (about 0.5 ms per create), while an append is a write into the page cache.
  * The log is deleted when a run ends with nothing outstanding.
  *
+ * Appends are group-committed off the event loop: while one write is in the libuv pool, records that arrive
+ * wait and go out together in the next `writev`. On this VM's disk a synchronous append of a page cost ~0.35 ms
+ * of main-thread time (1.7 s of a handbook crawl's profile); now the main thread only queues the buffers.
+ *
  * Record: u32 record length, 64 bytes url hash, u32 header length, JSON header, body.
  */
 export class InflightStore {
   readonly dir: string;
   readonly file: string;
   #fd: number | undefined;
+  /** Records waiting for the write in progress to finish. */
+  #queue: Array<{ buffers: Buffer[]; resolve: () => void; reject: (err: Error) => void }> = [];
+  #writing = false;
+  #failure: Error | undefined;
   /** Records of an earlier, interrupted run, by url hash: offset and length of header + body. */
   #earlier: Map<string, { header: Buffer; body: Buffer }> | undefined;
 
@@ -26,8 +34,9 @@ export class InflightStore {
     if (existsSync(this.file)) this.#earlier = readLog(this.file);
   }
 
-  /** Appended synchronously: once it returns, the record survives the process being killed. */
-  async save(hash: string, result: FetchResult): Promise<void> {
+  /** Once the promise resolves, the record is in the file (the page cache): it survives the process being killed. */
+  save(hash: string, result: FetchResult): Promise<void> {
+    if (this.#failure) return Promise.reject(this.#failure);
     if (this.#fd === undefined) {
       mkdirSync(this.dir, { recursive: true });
       this.#fd = openSync(this.file, 'a');
@@ -38,7 +47,52 @@ export class InflightStore {
     head.writeUInt32BE(64 + 4 + header.length + body.length, 0);
     head.write(hash.padEnd(64, ' ').slice(0, 64), 4, 'latin1');
     head.writeUInt32BE(header.length, 68);
-    writeSync(this.#fd, Buffer.concat([head, header, body]));
+    return new Promise<void>((resolve, reject) => {
+      this.#queue.push({ buffers: [head, header, body], resolve, reject });
+      if (!this.#writing) this.#flush();
+    });
+  }
+
+  /** Writes everything queued in one writev (continuing after a short write), then the next group. */
+  #flush(): void {
+    const fd = this.#fd;
+    const group = this.#queue.splice(0);
+    if (group.length === 0 || fd === undefined) {
+      this.#writing = false;
+      return;
+    }
+    this.#writing = true;
+    const buffers = group.flatMap((g) => g.buffers).filter((b) => b.length > 0);
+    const done = (err: Error | null): void => {
+      if (err) {
+        this.#failure = new Error(`cannot append to the write-ahead log ${this.file}: ${err.message}`);
+        for (const g of group) g.reject(this.#failure);
+        for (const g of this.#queue.splice(0)) g.reject(this.#failure);
+        this.#writing = false;
+        return;
+      }
+      for (const g of group) g.resolve();
+      this.#flush();
+    };
+    const write = (): void => {
+      if (buffers.length === 0) return done(null);
+      writev(fd, buffers, (err, written) => {
+        if (err) return done(err);
+        let rest = written;
+        while (buffers.length > 0 && rest >= (buffers[0] as Buffer).length) rest -= (buffers.shift() as Buffer).length;
+        if (buffers.length === 0) return done(null);
+        buffers[0] = (buffers[0] as Buffer).subarray(rest);
+        write();
+      });
+    };
+    write();
+  }
+
+  /** Resolves when every record saved so far is written. */
+  #drained(): Promise<void> {
+    if (!this.#writing && this.#queue.length === 0) return Promise.resolve();
+    // An empty record queued behind the write in progress: it resolves when everything before it is written.
+    return new Promise<void>((resolve) => this.#queue.push({ buffers: [], resolve, reject: () => resolve() }));
   }
 
   /** The answer an interrupted run recorded for this url, without `text` (the caller decodes the body again). */
@@ -55,6 +109,7 @@ export class InflightStore {
 
   /** Close the log; with `discard` (nothing outstanding) delete it. */
   async close(discard: boolean): Promise<void> {
+    await this.#drained();
     if (this.#fd !== undefined) closeSync(this.#fd);
     this.#fd = undefined;
     this.#earlier = undefined;
