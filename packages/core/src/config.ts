@@ -27,6 +27,11 @@ export const settingsSchema = z.strictObject({
     .string()
     .regex(/^[a-z0-9_-]+$/)
     .default('greenfinger_text'),
+  /**
+   * GF_VECTOR_ANN_MIN: points a catalog version needs before meaning search gets an approximate (HNSW) index;
+   * smaller versions are searched exactly, 0 = never. @default 20000
+   */
+  annMinPoints: z.coerce.number().int().min(0).default(20000),
   /** GF_EMBEDDING_PROVIDER: local. @default local */
   embeddingProvider: z.enum(['local']).default('local'),
   /** GF_MODEL_DIR: directory holding ONNX models (transformers.js layout). @default ./models */
@@ -78,6 +83,7 @@ export const settingsEnv: Record<keyof Settings, string> = {
   node: 'GF_NODE',
   indexPrefix: 'GF_INDEX_PREFIX',
   vectorCollection: 'GF_VECTOR_COLLECTION',
+  annMinPoints: 'GF_VECTOR_ANN_MIN',
   embeddingProvider: 'GF_EMBEDDING_PROVIDER',
   modelDir: 'GF_MODEL_DIR',
   textModel: 'GF_TEXT_MODEL',

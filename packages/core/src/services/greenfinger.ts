@@ -119,6 +119,7 @@ export class Greenfinger {
           root: join(this.layout.user, 'vector'),
           collection: this.settings.vectorCollection,
           dims: client.dims,
+          annMinPoints: this.settings.annMinPoints,
         });
     }
     return this.#vectors;

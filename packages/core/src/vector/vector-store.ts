@@ -46,5 +46,7 @@ export interface VectorStore {
   /** Remove every point of one page (a page rewritten with fewer chunks must not keep its old ones). */
   deleteResource(catalogId: string, version: number, resourceId: string): Promise<number>;
   countVersion(catalogId: string, version: number): Promise<number>;
+  /** Prepare a version for searching once it is complete (e.g. finish an approximate index); optional. */
+  optimize?(catalogId: string, version: number): Promise<unknown>;
   close(): Promise<void>;
 }
