@@ -98,7 +98,11 @@ export class ExtractPool {
         transfer.push(buf);
         payload = new Uint8Array(buf);
       } else {
-        payload = html.byteLength === buf.byteLength ? html : Uint8Array.prototype.slice.call(html);
+        // One copy into memory of its own, handed over: cloning a view would copy it again on the way.
+        const copy = new Uint8Array(html.byteLength);
+        copy.set(html);
+        transfer.push(copy.buffer);
+        payload = copy;
       }
     }
     const job: ExtractJob = {

@@ -4,8 +4,7 @@ import type { Settings } from '../config.js';
 import type { ExtractedContent } from '../content/content-extractor.js';
 import type { ContentDedupFilter, ExistingUrlPathFilter } from '../dedup/url-filter.js';
 import { errorMessage, FetchError } from '../errors.js';
-import { decodeBody } from '../fetch/charset.js';
-import type { Extractor, FetchResult } from '../fetch/extractor.js';
+import type { Extractor, FetchOptions, FetchResult } from '../fetch/extractor.js';
 import type { CrawlFrontier, FrontierEntry, LeasedEntry } from '../frontier/frontier.js';
 import { ids, sha256Hex, urlHash } from '../ids.js';
 import { keys } from '../layout.js';
@@ -58,7 +57,8 @@ export interface CrawlEngineDeps {
   /** Fetches pictures, following redirects. */
   imageFetcher: Extractor;
   politeness: Politeness;
-  extract: (html: string, url: string) => Promise<ExtractedContent>;
+  /** Content of a page: html as text, or as bytes decoded with the charset of `contentType` (or sniffed). */
+  extract: (html: string | Buffer, url: string, contentType?: string) => Promise<ExtractedContent>;
   normalize: (raw: string, base?: string) => string | undefined;
   outputs: CompositeOutputChannel;
   records: ResourceRecordStore;
@@ -521,13 +521,16 @@ export class CrawlEngine {
     const recorded = await d.inflight.load(hash);
     if (recorded) {
       result = { ...recorded, text: undefined };
-      if (result.body.length > 0 && result.status === 200)
-        result.text = decodeBody(result.body, result.contentType).text;
     } else {
       try {
         result = await this.#time(
           'fetch',
-          this.#fetch(d.pageFetcher, entry.url, { etag: previous?.etag, lastModified: previous?.lastModified }),
+          this.#fetch(d.pageFetcher, entry.url, {
+            etag: previous?.etag,
+            lastModified: previous?.lastModified,
+            // Bytes go to the extraction worker, which decodes them: no decode and no string copy on this thread.
+            decode: false,
+          }),
         );
       } catch (err) {
         const outcome =
@@ -551,11 +554,11 @@ export class CrawlEngine {
     if (result.status === 404 || result.status === 410)
       return done(Outcome.REJECTED_NOTFOUND, undefined, `HTTP ${result.status}`);
     if (result.status >= 400) return done(Outcome.REJECTED_BAD_STATUS, String(result.status), `HTTP ${result.status}`);
-    if (!isMarkup(result.contentType) || result.text === undefined) {
+    if (!isMarkup(result.contentType)) {
       return done(Outcome.REJECTED_NOT_MARKUP, result.contentType.split(';')[0] || 'unknown');
     }
 
-    const content = await this.#time('extract', d.extract(result.text, entry.url));
+    const content = await this.#time('extract', d.extract(result.body, entry.url, result.contentType));
     if (!content.robots.nofollow) {
       c.offer = await this.#evaluate(
         content.links.map((l) => l.url),
@@ -647,7 +650,7 @@ export class CrawlEngine {
     const d = this.#d;
     const html = await d.blobs.get(previous.htmlPath);
     if (!html) return undefined;
-    const content = await this.#time('extract', d.extract(decodeBody(html, previous.contentType).text, entry.url));
+    const content = await this.#time('extract', d.extract(html, entry.url, previous.contentType));
     if (content.robots.nofollow) return undefined;
     return this.#evaluate(
       content.links.map((l) => l.url),
@@ -658,11 +661,7 @@ export class CrawlEngine {
     );
   }
 
-  async #fetch(
-    fetcher: Extractor,
-    url: string,
-    options: { etag?: string | null | undefined; lastModified?: string | null | undefined; binary?: boolean },
-  ): Promise<FetchResult> {
+  async #fetch(fetcher: Extractor, url: string, options: FetchOptions): Promise<FetchResult> {
     const release = await this.#d.politeness.acquire(new URL(url).host);
     try {
       return await fetcher.fetch(url, options);

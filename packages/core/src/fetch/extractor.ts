@@ -20,6 +20,11 @@ export interface FetchOptions {
   /** Conditional GET headers for a refresh. */
   etag?: string | null | undefined;
   lastModified?: string | null | undefined;
+  /**
+   * Decode a markup body into `text` here. false leaves decoding to the caller (the charset is still detected):
+   * the crawl decodes on its extraction worker, off the event loop. @default true
+   */
+  decode?: boolean | undefined;
   /** Images and other binaries: accept any type. */
   binary?: boolean | undefined;
   signal?: AbortSignal | undefined;

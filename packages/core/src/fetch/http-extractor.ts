@@ -4,7 +4,7 @@ import { Agent, type Dispatcher } from 'undici';
 import type { Settings } from '../config.js';
 import { FetchError } from '../errors.js';
 import { normalizeUrl } from '../url/normalize.js';
-import { decodeBody } from './charset.js';
+import { decodeBody, detectCharset } from './charset.js';
 import type { Extractor, FetchOptions, FetchResult } from './extractor.js';
 
 /** Options of {@link HttpExtractor}. Timeouts, caps and the User-Agent come from the node settings. */
@@ -275,7 +275,9 @@ export class HttpExtractor implements Extractor {
       body = await readCapped(res.body, cap, finalUrl);
     }
     const result: FetchResult = { ...base, charset: '', body, elapsedMs: 0 };
-    if (markup) {
+    if (markup && options.decode === false) {
+      result.charset = detectCharset(body, contentType).charset;
+    } else if (markup) {
       const decoded = decodeBody(body, contentType);
       result.charset = decoded.charset;
       result.text = decoded.text;

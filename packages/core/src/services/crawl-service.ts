@@ -337,7 +337,7 @@ export class CrawlService {
           return politeness.acquire(host);
         },
       },
-      extract: (html, url) => pool.extract(html, url),
+      extract: (html, url, contentType) => pool.extract(html, url, 'html', { contentType }),
       normalize: (raw, base) => normalizeUrl(raw, base),
       outputs,
       records: db.resources,
@@ -431,6 +431,13 @@ export class CrawlService {
     });
     try {
       await outputs.close();
+      // Before the version is published: champion lists of its frequent terms and a merged index, built on the
+      // writer's thread. Without them search stays exact, only slower: a failure is reported, not fatal.
+      if (result.published && s.outputs.includes('index')) {
+        await writer.optimize?.(catalog.id, version).catch((err: unknown) => {
+          gf.log.warn({ catalogId: catalog.id, version, err }, 'could not optimize the full-text index');
+        });
+      }
       if (writer !== reader) await writer.close();
     } finally {
       await pool.close();

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
-import { FetchError, HttpExtractor, withRetry } from '@greenfinger/core';
+import { decodeBody, FetchError, HttpExtractor, withRetry } from '@greenfinger/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const PAGE = '<html><head><title>Hello</title></head><body><p>Hello page</p></body></html>';
@@ -247,6 +247,13 @@ describe('HttpExtractor against a local server', () => {
     const r = await ex.fetch(`${site.base}/sjis`);
     expect(r.charset).toBe('shift_jis');
     expect(r.text).toBe('<p>日本語</p>');
+  });
+
+  it('with decode: false detects the charset but leaves the bytes to the caller', async () => {
+    const r = await ex.fetch(`${site.base}/sjis`, { decode: false });
+    expect(r.charset).toBe('shift_jis');
+    expect(r.text).toBeUndefined();
+    expect(decodeBody(r.body, r.contentType).text).toBe('<p>日本語</p>');
   });
 
   it('stops reading a non-markup page early and returns it with an empty body', async () => {
