@@ -3,7 +3,7 @@
 //   latency             handbook behind a --latency 50 proxy vs none               (--latency MS, --concurrency N)
 //   vectors             python with vectors on vs off
 //   frontier            LevelFrontier / LevelUrlFilter at 100k and 1M urls
-//   search              SearchService over real crawls + generated pages           (--pages N, --queries N, --data DIR, --corpora a,b)
+//   search              SearchService over real crawls + generated pages           (--pages N, --queries N, --data DIR, --corpora a,b, --recall-queries N)
 //   all                 every one of the above
 // Every crawl first waits (at most --quiet-wait S, default 60) for the rest of the machine to go quiet.
 // Results: a markdown table per bench on stdout, JSON in bench/results/<name>-<stamp>.json.
@@ -71,6 +71,7 @@ for (const name of wanted) {
       queries: num('queries', 300),
       data: opts.data,
       corpora: opts.corpora ? opts.corpora.split(',') : undefined,
+      recallQueries: num('recall-queries', 40),
     });
   }
   failed.push(...result.goals.filter((g) => !g.pass).map((g) => g.goal));

@@ -75,12 +75,21 @@ export class InflightStore {
       this.#flush();
     };
     const write = (): void => {
-      if (buffers.length === 0) return done(null);
+      if (buffers.length === 0) {
+        done(null);
+        return;
+      }
       writev(fd, buffers, (err, written) => {
-        if (err) return done(err);
+        if (err) {
+          done(err);
+          return;
+        }
         let rest = written;
         while (buffers.length > 0 && rest >= (buffers[0] as Buffer).length) rest -= (buffers.shift() as Buffer).length;
-        if (buffers.length === 0) return done(null);
+        if (buffers.length === 0) {
+          done(null);
+          return;
+        }
         buffers[0] = (buffers[0] as Buffer).subarray(rest);
         write();
       });

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { IndexDocument } from './search-index.js';
+import type { IndexDocument, OptimizeStats } from './search-index.js';
 import { SqliteFtsIndex } from './sqlite-fts-index.js';
 
 /** Requests OffThreadIndex sends on the `index` channel; each is answered with `{ channel, id, error? }`. */
@@ -7,12 +7,15 @@ export type IndexWriterOp =
   | { op: 'open'; root: string; prefix: string }
   | { op: 'upsert'; docs: IndexDocument[] }
   | { op: 'purge'; catalogId: string }
+  | { op: 'optimize'; catalogId: string; version: number }
   | { op: 'close' };
 export type IndexWriterRequest = IndexWriterOp & { channel: 'index'; id: number };
 export interface IndexWriterReply {
   channel: 'index';
   id: number;
   error?: string;
+  /** The answer of an `optimize` request. */
+  stats?: OptimizeStats;
 }
 
 let index: SqliteFtsIndex | undefined;
@@ -24,11 +27,12 @@ let openError: unknown;
  * (better-sqlite3), so they are applied in the order they were sent.
  */
 export function serveIndexWriter(req: IndexWriterRequest, post: (reply: IndexWriterReply) => void): void {
-  const reply = (error?: unknown): void =>
+  const reply = (error?: unknown, stats?: OptimizeStats): void =>
     post({
       channel: 'index',
       id: req.id,
       ...(error ? { error: error instanceof Error ? error.message : String(error) } : {}),
+      ...(stats ? { stats } : {}),
     });
   try {
     if (req.op === 'open') {
@@ -42,6 +46,10 @@ export function serveIndexWriter(req: IndexWriterRequest, post: (reply: IndexWri
       return;
     }
     if (!index) throw openError ?? new Error('the index writer was not opened');
+    if (req.op === 'optimize') {
+      index.optimize(req.catalogId, req.version).then((stats) => reply(undefined, stats), reply);
+      return;
+    }
     const done =
       req.op === 'upsert' ? index.upsert(req.docs) : req.op === 'purge' ? index.purge(req.catalogId) : index.close();
     done.then(() => reply(), reply);

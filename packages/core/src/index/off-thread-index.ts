@@ -1,7 +1,7 @@
 import { StageError } from '../errors.js';
 import { SharedThread, startWorker } from '../worker-entry.js';
 import type { IndexWriterOp, IndexWriterReply, IndexWriterRequest } from './index-writer-worker.js';
-import type { SearchIndex, WordsQuery, WordsResult } from './search-index.js';
+import type { OptimizeStats, SearchIndex, WordsQuery, WordsResult } from './search-index.js';
 
 /**
  * A SearchIndex whose upserts run on a worker thread with its own connection to the same index files (SQLite in
@@ -16,7 +16,7 @@ export class OffThreadIndex implements SearchIndex {
   readonly #thread: SharedThread;
   /** Whether the thread is ours to end on close(). */
   readonly #owned: boolean;
-  readonly #pending = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+  readonly #pending = new Map<number, { resolve: (reply: IndexWriterReply) => void; reject: (err: Error) => void }>();
   #next = 0;
   #failure: Error | undefined;
 
@@ -33,7 +33,7 @@ export class OffThreadIndex implements SearchIndex {
       this.#pending.delete(reply.id);
       this.#thread.release();
       if (reply.error) p.reject(new StageError('index', reply.error));
-      else p.resolve();
+      else p.resolve(reply);
     });
     this.#thread.onFailure((err, exited) => {
       if (exited && this.#pending.size === 0) return;
@@ -49,18 +49,18 @@ export class OffThreadIndex implements SearchIndex {
     this.#send({ op: 'open', root: options.root, prefix: options.prefix }).catch(() => undefined);
   }
 
-  #send(req: IndexWriterOp): Promise<void> {
+  #send(req: IndexWriterOp): Promise<IndexWriterReply> {
     if (this.#failure) return Promise.reject(this.#failure);
     const id = this.#next++;
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<IndexWriterReply>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       this.#thread.hold();
       this.#thread.post({ ...req, channel: 'index', id } satisfies IndexWriterRequest);
     });
   }
 
-  upsert(docs: Parameters<SearchIndex['upsert']>[0]): Promise<void> {
-    return docs.length === 0 ? Promise.resolve() : this.#send({ op: 'upsert', docs });
+  async upsert(docs: Parameters<SearchIndex['upsert']>[0]): Promise<void> {
+    if (docs.length > 0) await this.#send({ op: 'upsert', docs });
   }
 
   deleteVersion(catalogId: string, version: number): Promise<number> {
@@ -79,6 +79,16 @@ export class OffThreadIndex implements SearchIndex {
 
   search(query: WordsQuery): Promise<WordsResult> {
     return this.#reader.search(query);
+  }
+
+  /**
+   * Runs on the writer's thread, after the writes already sent: merging the index and building the champion
+   * lists of a large version take seconds to minutes, which the event loop here never waits on.
+   */
+  async optimize(catalogId: string, version: number): Promise<OptimizeStats> {
+    const reply = await this.#send({ op: 'optimize', catalogId, version });
+    if (!reply.stats) throw new StageError('index', 'the index writer answered optimize without its statistics');
+    return reply.stats;
   }
 
   /**

@@ -49,6 +49,26 @@ export interface WordsResult {
   nextCursor: string | null;
 }
 
+/** What SearchIndex.optimize did for one published version. */
+export interface OptimizeStats {
+  catalogId: string;
+  version: number;
+  /** Terms given a champion list: document frequency in the version of at least `minDf`. */
+  terms: number;
+  /** Frequent terms left without a list (the index cannot be queried for exactly that term). */
+  skipped: number;
+  /** Postings scored to build the lists (the sum of those terms' document frequencies). */
+  postings: number;
+  minDf: number;
+  /** Documents kept per list. */
+  size: number;
+  /** Highest document number at the build: documents added later are searched exactly (the delta). */
+  watermark: number;
+  /** Whether the index's segments were merged into one first. */
+  merged: boolean;
+  ms: number;
+}
+
 /** IndexAdmin + Searcher of one index family (embedded FTS by default). */
 export interface SearchIndex {
   readonly name: string;
@@ -58,5 +78,10 @@ export interface SearchIndex {
   /** Remove the whole index of a catalog (purge). */
   purge(catalogId: string): Promise<void>;
   search(query: WordsQuery): Promise<WordsResult>;
+  /**
+   * Prepares a version for serving once its writes are done (called just before it is published): for the
+   * embedded FTS index, merges the index and builds the champion lists of its frequent terms.
+   */
+  optimize?(catalogId: string, version: number): Promise<OptimizeStats>;
   close(): Promise<void>;
 }

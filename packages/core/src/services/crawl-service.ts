@@ -438,6 +438,13 @@ export class CrawlService {
           gf.log.warn({ catalogId: catalog.id, version, err }, 'could not optimize the full-text index');
         });
       }
+      // The approximate index of the version's vectors, finished and saved, so its first searches need no
+      // catch-up (a no-op under GF_VECTOR_ANN_MIN points). Search is exact meanwhile: a failure is not fatal.
+      if (result.published && vectors) {
+        await vectors.optimize?.(catalog.id, version).catch((err: unknown) => {
+          gf.log.warn({ catalogId: catalog.id, version, err }, 'could not finish the approximate vector index');
+        });
+      }
       if (writer !== reader) await writer.close();
     } finally {
       await pool.close();
