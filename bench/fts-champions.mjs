@@ -12,6 +12,7 @@
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { rng } from './lib/random.mjs';
 
 const [file, ...rest] = process.argv.slice(2);
 if (!file) {
@@ -36,16 +37,6 @@ if (!match) throw new Error(`cannot read <prefix>-<catalogId> from ${dir}`);
 const [, prefix, catalogId] = match;
 const root = dirname(dirname(resolve(file)));
 
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = rng(20261130);
 const pick = (arr) => arr[Math.floor(rand() * arr.length)];
 const WORD_RE = /[\p{L}\p{N}]{3,}/gu;

@@ -13,6 +13,7 @@ import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { rng } from './lib/random.mjs';
 
 const args = Object.fromEntries(
   process.argv.slice(2).map((a) => {
@@ -29,16 +30,6 @@ const dist = resolve(args.dist ?? new URL('../packages/core/dist', import.meta.u
 const { SqliteFtsIndex } = await import(pathToFileURL(join(dist, 'index.js')).href);
 const Database = createRequire(join(dist, 'index.js'))('better-sqlite3');
 
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = rng(42);
 const pick = (arr) => arr[Math.floor(rand() * arr.length)];
 const WORD_RE = /[\p{L}\p{N}]{3,}/gu;

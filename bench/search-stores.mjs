@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteFtsIndex } from '../packages/core/src/index/index.ts';
 import { SqliteVecStore } from '../packages/core/src/vector/index.ts';
+import { rng } from './lib/random.mjs';
 
 const args = Object.fromEntries(
   process.argv.slice(2).map((a) => {
@@ -20,16 +21,6 @@ const queries = Number(args.queries ?? 200);
 const CATALOG = '0190a0b0-0000-7000-8000-0000000000be';
 const OTHER = '0190a0b0-0000-7000-8000-0000000000bf';
 
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = rng(7);
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'to', 'vi', 'ze', 'po', 'da', 'fe', 'gu', 'hi', 'jo', 'be'];
 const VOCAB = Array.from({ length: 20000 }, (_, i) => {

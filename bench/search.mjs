@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCorpus } from '../packages/core/test/support/corpus.ts';
 import { measure } from './lib/measure.mjs';
+import { rng } from './lib/random.mjs';
 import { fmt, goal, mdTable, percentile, repoRoot, saveResults } from './lib/report.mjs';
 
 const CLI = join(repoRoot, 'packages/shell/dist/bin.js');
@@ -17,16 +18,6 @@ const MARKER = 'bench-search.json';
 const WORD_RE = /[\p{L}\p{N}]{3,}/gu;
 const MAX_GENERATED_WORDS = 1500;
 
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = rng(42);
 const pick = (arr) => arr[Math.floor(rand() * arr.length)];
 
