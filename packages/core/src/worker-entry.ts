@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { CrawlerError } from './errors.js';
+import { CrawlerError, StageError } from './errors.js';
 
 /**
  * Start a worker thread running the module `file` (without extension) beside the calling module: the compiled
@@ -70,5 +70,58 @@ export class SharedThread {
 
   terminate(): Promise<number> {
     return this.worker.terminate();
+  }
+}
+
+/** What every reply on a ThreadChannel carries: the request's id, and the error message when it failed. */
+export interface ChannelReply {
+  id: number;
+  error?: string;
+}
+
+/**
+ * Request and reply over one channel of a SharedThread: each request gets an id and resolves with the reply of that
+ * id; a reply with `error` rejects as a StageError of `stage`. The thread is held while requests are in flight. When
+ * the thread fails, the requests in flight and every later one reject with that failure.
+ */
+export class ThreadChannel<Req extends object, Rep extends ChannelReply> {
+  readonly thread: SharedThread;
+  readonly #channel: string;
+  readonly #stage: string;
+  readonly #pending = new Map<number, { resolve: (reply: Rep) => void; reject: (err: Error) => void }>();
+  #next = 0;
+  #failure: Error | undefined;
+
+  constructor(thread: SharedThread, channel: string, stage: string) {
+    this.thread = thread;
+    this.#channel = channel;
+    this.#stage = stage;
+    thread.on(channel, (reply: Rep) => {
+      const p = this.#pending.get(reply.id);
+      if (!p) return;
+      this.#pending.delete(reply.id);
+      thread.release();
+      if (reply.error !== undefined) p.reject(new StageError(stage, reply.error));
+      else p.resolve(reply);
+    });
+    thread.onFailure((err, exited) => {
+      if (exited && this.#pending.size === 0) return;
+      this.#failure = new StageError(this.#stage, `the thread serving ${this.#channel} stopped: ${err.message}`, err);
+      for (const p of this.#pending.values()) {
+        thread.release();
+        p.reject(this.#failure);
+      }
+      this.#pending.clear();
+    });
+  }
+
+  send(req: Req, transfer?: ArrayBuffer[]): Promise<Rep> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    const id = this.#next++;
+    return new Promise<Rep>((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      this.thread.hold();
+      this.thread.post({ ...req, channel: this.#channel, id }, transfer);
+    });
   }
 }

@@ -1,6 +1,6 @@
 import { StageError } from '../errors.js';
-import { SharedThread, startWorker } from '../worker-entry.js';
-import type { IndexWriterOp, IndexWriterReply, IndexWriterRequest } from './index-writer-worker.js';
+import { SharedThread, startWorker, ThreadChannel } from '../worker-entry.js';
+import type { IndexWriterOp, IndexWriterReply } from './index-writer-worker.js';
 import type { OptimizeStats, SearchIndex, WordsQuery, WordsResult } from './search-index.js';
 
 /**
@@ -13,50 +13,25 @@ import type { OptimizeStats, SearchIndex, WordsQuery, WordsResult } from './sear
 export class OffThreadIndex implements SearchIndex {
   readonly name: string;
   readonly #reader: SearchIndex;
-  readonly #thread: SharedThread;
+  readonly #writer: ThreadChannel<IndexWriterOp, IndexWriterReply>;
   /** Whether the thread is ours to end on close(). */
   readonly #owned: boolean;
-  readonly #pending = new Map<number, { resolve: (reply: IndexWriterReply) => void; reject: (err: Error) => void }>();
-  #next = 0;
-  #failure: Error | undefined;
 
   constructor(reader: SearchIndex, options: { root: string; prefix: string; thread?: SharedThread | undefined }) {
     this.name = `${reader.name} (writes off-thread)`;
     this.#reader = reader;
     this.#owned = options.thread === undefined;
-    this.#thread =
+    const thread =
       options.thread ??
       new SharedThread(startWorker(import.meta.url, './index-writer-worker', { role: 'index-writer' }));
-    this.#thread.on('index', (reply: IndexWriterReply) => {
-      const p = this.#pending.get(reply.id);
-      if (!p) return;
-      this.#pending.delete(reply.id);
-      this.#thread.release();
-      if (reply.error) p.reject(new StageError('index', reply.error));
-      else p.resolve(reply);
-    });
-    this.#thread.onFailure((err, exited) => {
-      if (exited && this.#pending.size === 0) return;
-      this.#failure = new StageError('index', `the index writer thread stopped: ${err.message}`, err);
-      for (const p of this.#pending.values()) {
-        this.#thread.release();
-        p.reject(this.#failure);
-      }
-      this.#pending.clear();
-    });
+    this.#writer = new ThreadChannel(thread, 'index', 'index');
     // Messages are served in the order they are sent, so every request finds the writer open; a failure to
     // open is given again as the error of each later request.
     this.#send({ op: 'open', root: options.root, prefix: options.prefix }).catch(() => undefined);
   }
 
   #send(req: IndexWriterOp): Promise<IndexWriterReply> {
-    if (this.#failure) return Promise.reject(this.#failure);
-    const id = this.#next++;
-    return new Promise<IndexWriterReply>((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-      this.#thread.hold();
-      this.#thread.post({ ...req, channel: 'index', id } satisfies IndexWriterRequest);
-    });
+    return this.#writer.send(req);
   }
 
   async upsert(docs: Parameters<SearchIndex['upsert']>[0]): Promise<void> {
@@ -99,7 +74,7 @@ export class OffThreadIndex implements SearchIndex {
     try {
       await this.#send({ op: 'close' });
     } finally {
-      if (this.#owned) await this.#thread.terminate();
+      if (this.#owned) await this.#writer.thread.terminate();
     }
   }
 }

@@ -8,40 +8,66 @@ export class LocalBlobStore implements BlobStore {
   readonly name = 'local';
   readonly root: string;
   readonly #dirs = new Set<string>();
+  readonly #making = new Map<string, Promise<void>>();
 
   constructor(root: string) {
     this.root = root;
   }
 
-  #path(key: string): string {
+  /** The file of a key; throws for a key that is absolute or climbs out of the root. */
+  pathOf(key: string): string {
     if (key.startsWith('/') || key.split('/').includes('..')) {
       throw new CrawlerError('BAD_INPUT', `blob key must be relative and stay inside user/: ${key}`);
     }
     return join(this.root, key);
   }
 
-  async #ensureDir(dir: string): Promise<void> {
-    if (this.#dirs.has(dir)) return;
-    try {
-      await mkdir(dir, { recursive: true });
-    } catch (err) {
-      throw new CrawlerError('STORAGE', `cannot create directory ${dir}`, {
-        cause: err,
-        fix: 'make the data directory writable or choose another with --data / GF_DATA_STORE',
-      });
+  /**
+   * Makes a file's directory once per store. The writes of one page (text, html, pictures) share directories and run
+   * together: they wait for one mkdir instead of each making it (an EEXIST and a stat each), and a directory whose
+   * parent this store made is made with one mkdir instead of a recursive one that starts with a failed attempt.
+   */
+  #ensureDir(dir: string): Promise<void> {
+    if (this.#dirs.has(dir)) return Promise.resolve();
+    let making = this.#making.get(dir);
+    if (!making) {
+      const parent = dirname(dir);
+      making = (this.#dirs.has(parent) ? mkdir(dir).catch(existing) : mkdir(dir, { recursive: true })).then(
+        () => {
+          // Every directory above it is there too.
+          for (let d = dir; d.length > this.root.length && !this.#dirs.has(d); d = dirname(d)) this.#dirs.add(d);
+          this.#making.delete(dir);
+        },
+        (err: unknown) => {
+          this.#making.delete(dir);
+          throw dirError(dir, err);
+        },
+      );
+      this.#making.set(dir, making);
     }
-    this.#dirs.add(dir);
+    return making;
   }
 
   async put(key: string, data: Uint8Array | string): Promise<void> {
-    const path = this.#path(key);
-    await this.#ensureDir(dirname(path));
-    await writeFile(path, data);
+    const path = this.pathOf(key);
+    const dir = dirname(path);
+    await this.#ensureDir(dir);
+    try {
+      await writeFile(path, data);
+    } catch (err) {
+      // The directory went away since it was made (deletePrefix through another store on the same root).
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw writeError(path, err);
+      this.#dirs.delete(dir);
+      await this.#ensureDir(dir);
+      await writeFile(path, data).catch((e: unknown) => {
+        throw writeError(path, e);
+      });
+    }
   }
 
   async get(key: string): Promise<Buffer | undefined> {
     try {
-      return await readFile(this.#path(key));
+      return await readFile(this.pathOf(key));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
@@ -55,7 +81,7 @@ export class LocalBlobStore implements BlobStore {
 
   async exists(key: string): Promise<boolean> {
     try {
-      await stat(this.#path(key));
+      await stat(this.pathOf(key));
       return true;
     } catch {
       return false;
@@ -66,7 +92,7 @@ export class LocalBlobStore implements BlobStore {
     let objects = 0;
     let bytes = 0;
     for await (const key of this.list(prefix)) {
-      const s = await stat(this.#path(key));
+      const s = await stat(this.pathOf(key));
       objects++;
       bytes += s.size;
     }
@@ -75,13 +101,13 @@ export class LocalBlobStore implements BlobStore {
 
   async deletePrefix(prefix: string): Promise<{ objects: number; bytes: number }> {
     const counted = await this.stat(prefix);
-    await rm(this.#path(prefix), { recursive: true, force: true });
-    for (const dir of this.#dirs) if (dir.startsWith(this.#path(prefix))) this.#dirs.delete(dir);
+    await rm(this.pathOf(prefix), { recursive: true, force: true });
+    for (const dir of this.#dirs) if (dir.startsWith(this.pathOf(prefix))) this.#dirs.delete(dir);
     return counted;
   }
 
   async *list(prefix: string): AsyncIterable<string> {
-    const base = this.#path(prefix);
+    const base = this.pathOf(prefix);
     let s: Awaited<ReturnType<typeof stat>>;
     try {
       s = await stat(base);
@@ -108,4 +134,23 @@ export class LocalBlobStore implements BlobStore {
   async close(): Promise<void> {
     this.#dirs.clear();
   }
+}
+
+/** mkdir of a directory that is already there (made by another process, or by a store on the same root) is fine. */
+function existing(err: unknown): void {
+  if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+}
+
+function dirError(dir: string, cause: unknown): CrawlerError {
+  return new CrawlerError('STORAGE', `cannot create directory ${dir}: ${(cause as Error).message}`, {
+    cause,
+    fix: 'make the data directory writable or choose another with --data / GF_DATA_STORE',
+  });
+}
+
+function writeError(path: string, cause: unknown): CrawlerError {
+  return new CrawlerError('STORAGE', `cannot write ${path}: ${(cause as Error).message}`, {
+    cause,
+    fix: 'free disk space or make the data directory writable (--data / GF_DATA_STORE)',
+  });
 }

@@ -42,6 +42,19 @@ describe('ExtractPool', () => {
     expect(results[0]!.text).toContain('paragraph 0 \u00e9');
   });
 
+  it('sends a worker its next job before it answers, and answers every job in order', async () => {
+    const pool = new ExtractPool({ workers: 1, maxQueue: 10 });
+    pools.push(pool);
+    const jobs = Array.from({ length: 6 }, (_, i) => pool.extract(page(i), `https://s.test/p/${i}`));
+    // One job being extracted and one waiting in the worker's port; the rest wait here.
+    expect(pool.running).toBe(2);
+    expect(pool.queued).toBe(4);
+    const results = await Promise.all(jobs);
+    expect(results.map((r) => r.title)).toEqual([0, 1, 2, 3, 4, 5].map((i) => `Page ${i}`));
+    expect(pool.running).toBe(0);
+    expect(pool.queued).toBe(0);
+  });
+
   it('transfers a Buffer that owns its memory when asked', async () => {
     const pool = new ExtractPool({ workers: 1 });
     pools.push(pool);
