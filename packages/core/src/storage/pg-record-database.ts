@@ -1,4 +1,5 @@
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import { ConfigError, CrawlerError } from '../errors.js';
 import type { Catalog, ImageRow, ReportRow, ResourceImageRow, ResourceRow } from '../model.js';
 import { type MigrateOptions, type MigrateResult, migratePostgres } from './migrate.js';
@@ -82,7 +83,9 @@ export class PgRecordDatabase implements RecordDatabase {
    * CrawlerError `STORAGE` when the server cannot be reached.
    */
   static async open(options: PgRecordDatabaseOptions): Promise<PgRecordDatabase> {
-    const pool = new pg.Pool({
+    // The driver is loaded here, not at import: an embedded (SQLite) setup never loads it.
+    const { Pool } = createRequire(import.meta.url)('pg') as typeof pg;
+    const pool = new Pool({
       connectionString: options.connectionString,
       max: options.maxConnections ?? 10,
       connectionTimeoutMillis: 10_000,

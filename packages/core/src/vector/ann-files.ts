@@ -12,14 +12,20 @@ import {
   writeSync,
 } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import usearch from 'usearch';
+import type usearchTypes from 'usearch';
 
-const { Index, MetricKind, ScalarKind } = usearch;
+/** usearch, loaded on first use: a crawl without vectors never pays for its native module (~2 MB resident). */
+let usearchModule: typeof usearchTypes | undefined;
+function usearch(): typeof usearchTypes {
+  usearchModule ??= createRequire(import.meta.url)('usearch') as typeof usearchTypes;
+  return usearchModule;
+}
 
 /** A usearch HNSW index over one partition; keys are `points.rowid`. */
-export type AnnIndex = InstanceType<typeof Index>;
+export type AnnIndex = InstanceType<typeof usearchTypes.Index>;
 
 /** One `.usearch` file of a partition; `w` is its watermark (it holds the partition's rows with rowid ≤ w). */
 export interface AnnFile {
@@ -43,6 +49,7 @@ const PROC_FD = existsSync('/proc/self/fd');
 
 /** A fresh index: cosine, i8 (see docs/search.md for the f16/i8 measurements), M = 16. */
 export function createAnnIndex(dims: number): AnnIndex {
+  const { Index, MetricKind, ScalarKind } = usearch();
   return new Index({
     dimensions: dims,
     metric: MetricKind.Cos,
@@ -247,7 +254,8 @@ function removeQuietly(path: string): void {
 
 /** Positions of the `count` rows of `matrix` (i8, `dims` wide) nearest to `query` by cosine, exactly. */
 export function exactNearest(matrix: Int8Array, query: Int8Array, dims: number, count: number): BigUint64Array {
-  return usearch.exactSearch(matrix, query, dims, count, MetricKind.Cos, 1).keys;
+  const { exactSearch, MetricKind } = usearch();
+  return exactSearch(matrix, query, dims, count, MetricKind.Cos, 1).keys;
 }
 
 /** Removes one file; a file that is already gone is fine. */

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import * as sqliteVec from 'sqlite-vec';
 import { ConfigError, CrawlerError } from '../errors.js';
 import {
   type AnnFile,
@@ -204,7 +204,8 @@ export class SqliteVecStore implements VectorStore {
     try {
       mkdirSync(dir, { recursive: true });
       this.#db = new Database(this.file);
-      sqliteVec.load(this.#db);
+      // Loaded here, not at import: a crawl without vectors never loads the extension's package.
+      (createRequire(import.meta.url)('sqlite-vec') as typeof import('sqlite-vec')).load(this.#db);
       this.#db.pragma('journal_mode = WAL');
       this.#db.pragma('synchronous = NORMAL');
       this.#db.pragma('busy_timeout = 5000');
