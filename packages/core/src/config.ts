@@ -29,9 +29,9 @@ export const settingsSchema = z.strictObject({
     .default('greenfinger_text'),
   /**
    * GF_VECTOR_ANN_MIN: points a catalog version needs before meaning search gets an approximate (HNSW) index;
-   * smaller versions are searched exactly, 0 = never. @default 20000
+   * smaller versions are searched exactly, 0 = never. @default 2000
    */
-  annMinPoints: z.coerce.number().int().min(0).default(20000),
+  annMinPoints: z.coerce.number().int().min(0).default(2000),
   /** GF_EMBEDDING_PROVIDER: local. @default local */
   embeddingProvider: z.enum(['local']).default('local'),
   /** GF_MODEL_DIR: directory holding ONNX models (transformers.js layout). @default ./models */

@@ -435,7 +435,7 @@ describe('SqliteVecStore approximate index (usearch HNSW)', () => {
     expect(() => store({ annMinPoints: -1 })).toThrow(ConfigError);
     expect(() => store({ annMinPoints: 1.5 })).toThrow(/annMinPoints/);
     expect(() => loadSettings({}, { GF_VECTOR_ANN_MIN: 'many' })).toThrow(/GF_VECTOR_ANN_MIN/);
-    expect(loadSettings({}, {}).annMinPoints).toBe(20000);
+    expect(loadSettings({}, {}).annMinPoints).toBe(2000);
     expect(loadSettings({}, { GF_VECTOR_ANN_MIN: '0' }).annMinPoints).toBe(0);
   });
 });
