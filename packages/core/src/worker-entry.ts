@@ -104,15 +104,21 @@ export class ThreadChannel<Req extends object, Rep extends ChannelReply> {
       if (reply.error !== undefined) p.reject(new StageError(stage, reply.error));
       else p.resolve(reply);
     });
-    thread.onFailure((err, exited) => {
-      if (exited && this.#pending.size === 0) return;
-      this.#failure = new StageError(this.#stage, `the thread serving ${this.#channel} stopped: ${err.message}`, err);
+    // An exit with nothing in flight is the end of a run (or of the pool that lent the thread): nothing to reject,
+    // but a request sent later must fail instead of waiting for a thread that is gone.
+    thread.onFailure((err) => {
+      this.#failure ??= new StageError(this.#stage, `the thread serving ${this.#channel} stopped: ${err.message}`, err);
       for (const p of this.#pending.values()) {
         thread.release();
         p.reject(this.#failure);
       }
       this.#pending.clear();
     });
+  }
+
+  /** Why the thread stopped serving this channel, once it has (every request since rejects with it). */
+  get failure(): Error | undefined {
+    return this.#failure;
   }
 
   send(req: Req, transfer?: ArrayBuffer[]): Promise<Rep> {

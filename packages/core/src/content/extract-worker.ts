@@ -2,6 +2,7 @@ import { parentPort } from 'node:worker_threads';
 import { ConfigError } from '../errors.js';
 import { decodeBody } from '../fetch/charset.js';
 import type { IndexWriterRequest } from '../index/index-writer-worker.js';
+import type { BlobWriterRequest } from '../storage/blob-writer-worker.js';
 import type { ContentExtractor } from './content-extractor.js';
 import { createContentExtractor } from './content-extractors.js';
 
@@ -32,19 +33,30 @@ export function runExtractJob(job: Omit<ExtractJob, 'id'>) {
   return extractor.extract(html, job.url);
 }
 
-/** Requests of the index writer this thread may host (see SharedThread), served in the order they arrive. */
+/**
+ * Requests of the components this thread may host besides extraction (see SharedThread): the index writer and the
+ * blob writer, each loaded on its first request and served in the order its requests arrive.
+ */
+type Hosted = IndexWriterRequest | BlobWriterRequest;
 let indexWriter: Promise<typeof import('../index/index-writer-worker.js')> | undefined;
+let blobWriter: Promise<typeof import('../storage/blob-writer-worker.js')> | undefined;
+
+function serveHosted(req: Hosted, post: (reply: object) => void): void {
+  const failed = (err: Error) => post({ channel: req.channel, id: req.id, error: err.message });
+  if (req.channel === 'index') {
+    indexWriter ??= import('../index/index-writer-worker.js');
+    indexWriter.then((m) => m.serveIndexWriter(req, post), failed);
+  } else {
+    blobWriter ??= import('../storage/blob-writer-worker.js');
+    blobWriter.then((m) => m.serveBlobWriter(req, post), failed);
+  }
+}
 
 const port = parentPort;
 if (port) {
-  port.on('message', (job: ExtractJob | IndexWriterRequest) => {
+  port.on('message', (job: ExtractJob | Hosted) => {
     if ('channel' in job) {
-      const req = job;
-      indexWriter ??= import('../index/index-writer-worker.js');
-      indexWriter.then(
-        (m) => m.serveIndexWriter(req, (r) => port.postMessage(r)),
-        (err: Error) => port.postMessage({ channel: 'index', id: req.id, error: err.message }),
-      );
+      serveHosted(job, (r) => port.postMessage(r));
       return;
     }
     let reply: ExtractReply;

@@ -27,6 +27,8 @@ import { FileOutputChannel } from '../outputs/file-output-channel.js';
 import { IndexOutputChannel } from '../outputs/index-output-channel.js';
 import type { OutputChannel } from '../outputs/output-channel.js';
 import { VectorOutputChannel } from '../outputs/vector-output-channel.js';
+import { LocalBlobStore } from '../storage/local-blob-store.js';
+import { OffThreadBlobStore } from '../storage/off-thread-blob-store.js';
 import { normalizeUrl } from '../url/normalize.js';
 import { chunkText } from '../vector/chunking.js';
 import type { CatalogRef } from './catalog-service.js';
@@ -283,7 +285,12 @@ export class CrawlService {
     const politeness = new HostPoliteness({ maxPerHost: s.hostConcurrency, minIntervalMs: s.intervalMs });
     const pool = new ExtractPool({ workers: settings.workers });
 
-    const channels: OutputChannel[] = [new FileOutputChannel(gf.blobs)];
+    // Pages and pictures are written on the extraction worker's thread, with synchronous system calls: from the
+    // event loop each file costs three or four hand-offs to the libuv pool. A configured blob store is used as it is.
+    const lent = pool.lendThread();
+    const fileBlobs =
+      lent && gf.blobs instanceof LocalBlobStore ? new OffThreadBlobStore(gf.blobs, { thread: lent }) : gf.blobs;
+    const channels: OutputChannel[] = [new FileOutputChannel(fileBlobs)];
     let vectorChannel: VectorOutputChannel | undefined;
     let embeddingNote: string | undefined;
     // The embedded full-text index is written off the event loop, on the extraction worker's thread when there is
@@ -294,7 +301,7 @@ export class CrawlService {
         ? new OffThreadIndex(reader, {
             root: layout.indexRoot,
             prefix: settings.indexPrefix,
-            thread: pool.lendThread(),
+            thread: lent,
           })
         : reader;
     if (s.outputs.includes('index')) channels.push(new IndexOutputChannel(writer));
@@ -394,8 +401,10 @@ export class CrawlService {
     try {
       result = await engine.run();
     } catch (err) {
-      // The index writer may live on the pool's thread: it closes first (its writes already sent still land).
+      // The index and blob writers may live on the pool's thread: they close first (their writes already sent
+      // still land).
       if (writer !== reader) await writer.close().catch(() => undefined);
+      if (fileBlobs !== gf.blobs) await fileBlobs.close().catch(() => undefined);
       await pool.close();
       throw err;
     } finally {
@@ -447,6 +456,7 @@ export class CrawlService {
       }
       if (writer !== reader) await writer.close();
     } finally {
+      if (fileBlobs !== gf.blobs) await fileBlobs.close().catch(() => undefined);
       await pool.close();
     }
     const stamp = reportStamp(result.endedAt);

@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { CrawlerError } from '../errors.js';
@@ -32,10 +33,17 @@ export class LocalBlobStore implements BlobStore {
     let making = this.#making.get(dir);
     if (!making) {
       const parent = dirname(dir);
-      making = (this.#dirs.has(parent) ? mkdir(dir).catch(existing) : mkdir(dir, { recursive: true })).then(
+      // A parent known to this store may have been removed since (deletePrefix through another store on the root).
+      const make = this.#dirs.has(parent)
+        ? mkdir(dir).then(
+            () => undefined,
+            (err: unknown) =>
+              code(err) === 'ENOENT' ? mkdir(dir, { recursive: true }).then(() => undefined) : existing(err),
+          )
+        : mkdir(dir, { recursive: true });
+      making = make.then(
         () => {
-          // Every directory above it is there too.
-          for (let d = dir; d.length > this.root.length && !this.#dirs.has(d); d = dirname(d)) this.#dirs.add(d);
+          this.#made(dir);
           this.#making.delete(dir);
         },
         (err: unknown) => {
@@ -63,6 +71,49 @@ export class LocalBlobStore implements BlobStore {
         throw writeError(path, e);
       });
     }
+  }
+
+  /**
+   * put() with synchronous system calls, for a thread whose whole job is writing (OffThreadBlobStore's): no hand-off
+   * to the libuv pool per mkdir, open, write and close.
+   */
+  putSync(key: string, data: Uint8Array | string): void {
+    const path = this.pathOf(key);
+    const dir = dirname(path);
+    const ensureDir = (): void => {
+      if (this.#dirs.has(dir)) return;
+      try {
+        if (this.#dirs.has(dirname(dir))) {
+          try {
+            mkdirSync(dir);
+          } catch (err) {
+            if (code(err) === 'ENOENT') mkdirSync(dir, { recursive: true });
+            else existing(err);
+          }
+        } else mkdirSync(dir, { recursive: true });
+      } catch (err) {
+        throw dirError(dir, err);
+      }
+      this.#made(dir);
+    };
+    ensureDir();
+    try {
+      writeFileSync(path, data);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw writeError(path, err);
+      this.#dirs.delete(dir);
+      ensureDir();
+      try {
+        writeFileSync(path, data);
+      } catch (e) {
+        throw writeError(path, e);
+      }
+    }
+  }
+
+  /** A directory is there, and so is every directory above it. */
+  #made(dir: string): void {
+    for (let d = dir; d.length > this.root.length && !this.#dirs.has(d); d = dirname(d)) this.#dirs.add(d);
   }
 
   async get(key: string): Promise<Buffer | undefined> {
@@ -138,7 +189,11 @@ export class LocalBlobStore implements BlobStore {
 
 /** mkdir of a directory that is already there (made by another process, or by a store on the same root) is fine. */
 function existing(err: unknown): void {
-  if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  if (code(err) !== 'EEXIST') throw err;
+}
+
+function code(err: unknown): string | undefined {
+  return (err as NodeJS.ErrnoException).code;
 }
 
 function dirError(dir: string, cause: unknown): CrawlerError {
