@@ -28,6 +28,13 @@ export const settingsSchema = z.strictObject({
     .regex(/^[a-z0-9_-]+$/)
     .default('greenfinger_text'),
   /**
+   * GF_INDEX_CHAMPION_MIN_DF: a term in at least this many documents of a version gets a champion list when the
+   * version is published (words queries of such terms are ranked among the lists). @default 4000
+   */
+  championMinDf: z.coerce.number().int().min(1).default(4000),
+  /** GF_INDEX_CHAMPION_SIZE: documents kept per champion list (the best by the term's own score). @default 1000 */
+  championSize: z.coerce.number().int().min(10).max(100000).default(1000),
+  /**
    * GF_VECTOR_ANN_MIN: points a catalog version needs before meaning search gets an approximate (HNSW) index;
    * smaller versions are searched exactly, 0 = never. @default 2000
    */
@@ -83,6 +90,8 @@ export const settingsEnv: Record<keyof Settings, string> = {
   node: 'GF_NODE',
   indexPrefix: 'GF_INDEX_PREFIX',
   vectorCollection: 'GF_VECTOR_COLLECTION',
+  championMinDf: 'GF_INDEX_CHAMPION_MIN_DF',
+  championSize: 'GF_INDEX_CHAMPION_SIZE',
   annMinPoints: 'GF_VECTOR_ANN_MIN',
   embeddingProvider: 'GF_EMBEDDING_PROVIDER',
   modelDir: 'GF_MODEL_DIR',

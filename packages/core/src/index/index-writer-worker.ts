@@ -1,10 +1,10 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { IndexDocument, OptimizeStats } from './search-index.js';
-import { SqliteFtsIndex } from './sqlite-fts-index.js';
+import { SqliteFtsIndex, type SqliteFtsIndexOptions } from './sqlite-fts-index.js';
 
 /** Requests OffThreadIndex sends on the `index` channel; each is answered with `{ channel, id, error? }`. */
 export type IndexWriterOp =
-  | { op: 'open'; root: string; prefix: string }
+  | { op: 'open'; options: SqliteFtsIndexOptions }
   | { op: 'upsert'; docs: IndexDocument[] }
   | { op: 'purge'; catalogId: string }
   | { op: 'optimize'; catalogId: string; version: number }
@@ -37,7 +37,7 @@ export function serveIndexWriter(req: IndexWriterRequest, post: (reply: IndexWri
   try {
     if (req.op === 'open') {
       try {
-        index = new SqliteFtsIndex({ root: req.root, prefix: req.prefix });
+        index = new SqliteFtsIndex(req.options);
       } catch (err) {
         openError = err;
         throw err;

@@ -2,6 +2,7 @@ import { StageError } from '../errors.js';
 import { SharedThread, startWorker, ThreadChannel } from '../worker-entry.js';
 import type { IndexWriterOp, IndexWriterReply } from './index-writer-worker.js';
 import type { OptimizeStats, SearchIndex, WordsQuery, WordsResult } from './search-index.js';
+import type { SqliteFtsIndexOptions } from './sqlite-fts-index.js';
 
 /**
  * A SearchIndex whose upserts run on a worker thread with its own connection to the same index files (SQLite in
@@ -17,7 +18,11 @@ export class OffThreadIndex implements SearchIndex {
   /** Whether the thread is ours to end on close(). */
   readonly #owned: boolean;
 
-  constructor(reader: SearchIndex, options: { root: string; prefix: string; thread?: SharedThread | undefined }) {
+  /**
+   * `options` open the writer's SqliteFtsIndex (the same files as `reader`; its champion-list settings are the ones
+   * optimize() builds with).
+   */
+  constructor(reader: SearchIndex, options: SqliteFtsIndexOptions & { thread?: SharedThread | undefined }) {
     this.name = `${reader.name} (writes off-thread)`;
     this.#reader = reader;
     this.#owned = options.thread === undefined;
@@ -27,7 +32,8 @@ export class OffThreadIndex implements SearchIndex {
     this.#writer = new ThreadChannel(thread, 'index', 'index');
     // Messages are served in the order they are sent, so every request finds the writer open; a failure to
     // open is given again as the error of each later request.
-    this.#send({ op: 'open', root: options.root, prefix: options.prefix }).catch(() => undefined);
+    const { thread: _, ...writerOptions } = options;
+    this.#send({ op: 'open', options: writerOptions }).catch(() => undefined);
   }
 
   #send(req: IndexWriterOp): Promise<IndexWriterReply> {

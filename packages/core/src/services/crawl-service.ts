@@ -301,6 +301,8 @@ export class CrawlService {
         ? new OffThreadIndex(reader, {
             root: layout.indexRoot,
             prefix: settings.indexPrefix,
+            championMinDf: settings.championMinDf,
+            championSize: settings.championSize,
             thread: lent,
           })
         : reader;

@@ -96,7 +96,12 @@ export class Greenfinger {
   index(): SearchIndex {
     this.#index ??=
       this.#components.searchIndex?.(this) ??
-      new SqliteFtsIndex({ root: this.layout.indexRoot, prefix: this.settings.indexPrefix });
+      new SqliteFtsIndex({
+        root: this.layout.indexRoot,
+        prefix: this.settings.indexPrefix,
+        championMinDf: this.settings.championMinDf,
+        championSize: this.settings.championSize,
+      });
     return this.#index;
   }
 

@@ -374,6 +374,19 @@ describe('SqliteFtsIndex champion lists', () => {
     expect(pathOf(index)?.path).toBe('champions');
     expect(r.results[0]?.id).toBe('through-writer');
   });
+
+  it("an OffThreadIndex's writer builds with the champion settings it was given", async () => {
+    const writer = new OffThreadIndex(index, { root, prefix: PREFIX, championMinDf: 20, championSize: 5 });
+    try {
+      const stats = await writer.optimize(CAT, 1);
+      expect(stats).toMatchObject({ catalogId: CAT, version: 1, minDf: 20, size: 5 });
+      expect(stats.terms).toBeGreaterThan(0);
+    } finally {
+      await writer.close();
+    }
+    await index.search(q({ q: 'alpha' }));
+    expect(pathOf(index)?.path).toBe('champions');
+  });
 });
 
 /** The schema and triggers a version-1 build created (before the rank table and champion lists). */

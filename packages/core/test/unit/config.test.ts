@@ -23,6 +23,14 @@ describe('settings', () => {
     expect(() => loadSettings({}, { GF_CONTENT_DEDUP: 'md5' })).toThrow(/GF_CONTENT_DEDUP/);
   });
 
+  it('champion-list settings come from GF_INDEX_CHAMPION_MIN_DF and GF_INDEX_CHAMPION_SIZE', () => {
+    expect(loadSettings({}, {})).toMatchObject({ championMinDf: 4000, championSize: 1000 });
+    const s = loadSettings({}, { GF_INDEX_CHAMPION_MIN_DF: '500', GF_INDEX_CHAMPION_SIZE: '200' });
+    expect(s).toMatchObject({ championMinDf: 500, championSize: 200 });
+    expect(() => loadSettings({}, { GF_INDEX_CHAMPION_MIN_DF: '0' })).toThrow(/GF_INDEX_CHAMPION_MIN_DF/);
+    expect(() => loadSettings({}, { GF_INDEX_CHAMPION_SIZE: 'many' })).toThrow(/GF_INDEX_CHAMPION_SIZE/);
+  });
+
   it('catalog settings: file is always on and first; a bad value names the flag', () => {
     expect(resolveCatalogSettings({ outputs: ['vector', 'index'] }).outputs).toEqual(['file', 'index', 'vector']);
     expect(() => resolveCatalogSettings({ maxPages: 0 })).toThrow(/--max-pages/);
