@@ -12,7 +12,7 @@
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { rng } from './lib/random.mjs';
+import { rng } from '../packages/core/test/support/random.mjs';
 
 const [file, ...rest] = process.argv.slice(2);
 if (!file) {

@@ -13,7 +13,8 @@ import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { rng } from './lib/random.mjs';
+import { rng } from '../packages/core/test/support/random.mjs';
+import { WORD_RE, wordQueryKinds } from './lib/query-mix.mjs';
 
 const args = Object.fromEntries(
   process.argv.slice(2).map((a) => {
@@ -31,8 +32,6 @@ const { SqliteFtsIndex } = await import(pathToFileURL(join(dist, 'index.js')).hr
 const Database = createRequire(join(dist, 'index.js'))('better-sqlite3');
 
 const rand = rng(42);
-const pick = (arr) => arr[Math.floor(rand() * arr.length)];
-const WORD_RE = /[\p{L}\p{N}]{3,}/gu;
 
 /** Pages sampled from the index (read-only): the vocabulary ranked by document frequency, titles and texts. */
 function sampleIndex(file, n) {
@@ -57,35 +56,7 @@ export function queryMix(pages, perKind) {
     for (const w of new Set(`${p.title} ${p.text}`.toLowerCase().match(WORD_RE) ?? [])) df.set(w, (df.get(w) ?? 0) + 1);
   }
   const ranked = [...df].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([w]) => w);
-  const band = (lo, hi) => () => ranked[lo + Math.floor(rand() * Math.max(1, Math.min(hi, ranked.length) - lo))];
-  const titles = pages.map((p) => p.title.match(WORD_RE) ?? []).filter((t) => t.length >= 2);
-  const texts = pages
-    .map((p) => p.text.split(/\s+/).filter((w) => /^[\p{L}\p{N}]{3,}$/u.test(w)))
-    .filter((t) => t.length > 20);
-  const kinds = [
-    ['top word (df rank < 20)', 0.05, band(0, 20)],
-    ['common word (rank 20-200)', 0.15, band(20, 200)],
-    ['mid word (rank 200-2000)', 0.3, band(200, 2000)],
-    ['rare word (rank 5000+)', 0.2, band(Math.min(5000, ranked.length - 500), ranked.length)],
-    [
-      'two words of a real title',
-      0.2,
-      () => {
-        const t = pick(titles);
-        const i = Math.floor(rand() * (t.length - 1));
-        return `${t[i]} ${t[i + 1]}`;
-      },
-    ],
-    [
-      '"phrase" of a real text',
-      0.1,
-      () => {
-        const t = pick(texts);
-        const i = Math.floor(rand() * (t.length - 3));
-        return `"${t.slice(i, i + 2 + Math.floor(rand() * 2)).join(' ')}"`;
-      },
-    ],
-  ];
+  const kinds = wordQueryKinds(pages, ranked, rand);
   const list = [];
   for (const [kind, share, make] of kinds) for (let i = 0; i < perKind; i++) list.push({ kind, share, q: make() });
   return { list, vocabulary: ranked.length };

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteFtsIndex } from '../packages/core/src/index/index.ts';
 import { SqliteVecStore } from '../packages/core/src/vector/index.ts';
-import { rng } from './lib/random.mjs';
+import { rng } from '../packages/core/test/support/random.mjs';
 
 const args = Object.fromEntries(
   process.argv.slice(2).map((a) => {

@@ -9,13 +9,13 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCorpus } from '../packages/core/test/support/corpus.ts';
+import { rng } from '../packages/core/test/support/random.mjs';
 import { measure } from './lib/measure.mjs';
-import { rng } from './lib/random.mjs';
+import { textWords, WORD_RE, wordQueryKinds } from './lib/query-mix.mjs';
 import { fmt, goal, mdTable, percentile, repoRoot, saveResults } from './lib/report.mjs';
 
 const CLI = join(repoRoot, 'packages/shell/dist/bin.js');
 const MARKER = 'bench-search.json';
-const WORD_RE = /[\p{L}\p{N}]{3,}/gu;
 const MAX_GENERATED_WORDS = 1500;
 
 const rand = rng(42);
@@ -212,40 +212,16 @@ async function addGenerated(gf, real, target) {
 }
 
 function queryMix(real, vocab, n) {
-  const ranked = vocab.map(([w]) => w);
-  const band = (lo, hi) => () => ranked[lo + Math.floor(rand() * Math.max(1, Math.min(hi, ranked.length) - lo))];
-  const titles = real.map((p) => p.title.match(WORD_RE) ?? []).filter((t) => t.length >= 2);
-  const texts = real
-    .map((p) => p.text.split(/\s+/).filter((w) => /^[\p{L}\p{N}]{3,}$/u.test(w)))
-    .filter((t) => t.length > 20);
-  const kinds = [
-    ['top word (df rank < 20)', 0.05, band(0, 20)],
-    ['common word (rank 20-200)', 0.15, band(20, 200)],
-    ['mid word (rank 200-2000)', 0.3, band(200, 2000)],
-    ['rare word (rank 5000+)', 0.2, band(5000, ranked.length)],
-    [
-      'two words of a real title',
-      0.2,
-      () => {
-        const t = pick(titles);
-        const i = Math.floor(rand() * (t.length - 1));
-        return `${t[i]} ${t[i + 1]}`;
-      },
-    ],
-    [
-      '"phrase" of a real text',
-      0.1,
-      () => {
-        const t = pick(texts);
-        const i = Math.floor(rand() * (t.length - 3));
-        return `"${t.slice(i, i + 2 + Math.floor(rand() * 2)).join(' ')}"`;
-      },
-    ],
-  ];
+  const kinds = wordQueryKinds(
+    real,
+    vocab.map(([w]) => w),
+    rand,
+  );
   const words = [];
   for (const [kind, share, make] of kinds) {
     for (let i = 0; i < Math.round(share * n); i++) words.push({ kind, q: make() });
   }
+  const texts = textWords(real);
   const meaning = [];
   const m = Math.max(50, Math.round(n / 3));
   for (let i = 0; i < m; i++) {

@@ -33,15 +33,11 @@ export class OffThreadIndex implements SearchIndex {
     // Messages are served in the order they are sent, so every request finds the writer open; a failure to
     // open is given again as the error of each later request.
     const { thread: _, ...writerOptions } = options;
-    this.#send({ op: 'open', options: writerOptions }).catch(() => undefined);
-  }
-
-  #send(req: IndexWriterOp): Promise<IndexWriterReply> {
-    return this.#writer.send(req);
+    this.#writer.send({ op: 'open', options: writerOptions }).catch(() => undefined);
   }
 
   async upsert(docs: Parameters<SearchIndex['upsert']>[0]): Promise<void> {
-    if (docs.length > 0) await this.#send({ op: 'upsert', docs });
+    if (docs.length > 0) await this.#writer.send({ op: 'upsert', docs });
   }
 
   deleteVersion(catalogId: string, version: number): Promise<number> {
@@ -54,7 +50,7 @@ export class OffThreadIndex implements SearchIndex {
 
   /** Both connections let go of the catalog's files: the writer's first, then the reader removes them. */
   async purge(catalogId: string): Promise<void> {
-    await this.#send({ op: 'purge', catalogId });
+    await this.#writer.send({ op: 'purge', catalogId });
     await this.#reader.purge(catalogId);
   }
 
@@ -67,7 +63,7 @@ export class OffThreadIndex implements SearchIndex {
    * lists of a large version take seconds to minutes, which the event loop here never waits on.
    */
   async optimize(catalogId: string, version: number): Promise<OptimizeStats> {
-    const reply = await this.#send({ op: 'optimize', catalogId, version });
+    const reply = await this.#writer.send({ op: 'optimize', catalogId, version });
     if (!reply.stats) throw new StageError('index', 'the index writer answered optimize without its statistics');
     return reply.stats;
   }
@@ -78,7 +74,7 @@ export class OffThreadIndex implements SearchIndex {
    */
   async close(): Promise<void> {
     try {
-      await this.#send({ op: 'close' });
+      await this.#writer.send({ op: 'close' });
     } finally {
       if (this.#owned) await this.#writer.thread.terminate();
     }

@@ -11,20 +11,10 @@ import {
 } from '@greenfinger/core';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { rng } from '../support/random.mjs';
 
 const CAT = '0190a0b0-0000-7000-8000-0000000000c1';
 const PREFIX = 'greenfinger';
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function doc(over: Partial<IndexDocument> & { id: string }): IndexDocument {
   return {

@@ -1,4 +1,4 @@
-/** A seeded pseudo-random generator (mulberry32): the benches draw the same queries and pages on every run. */
+/** A seeded pseudo-random generator (mulberry32): tests, fixture scripts and benches draw the same data on every run. */
 export function rng(seed) {
   let a = seed >>> 0;
   return () => {
