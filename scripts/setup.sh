@@ -45,7 +45,7 @@ stamp_key() {
 stamp_current() {
   [ -f "$STAMP" ] && [ -d node_modules/.pnpm ] || return 1
   [ "$(cat "$STAMP")" = "$(stamp_key)" ] || return 1
-  [ -z "$(find packages/*/src -newer "$STAMP" -print -quit 2>/dev/null)" ]
+  [ -z "$(find packages/*/src packages/core/native/*.c -newer "$STAMP" -print -quit 2>/dev/null)" ]
 }
 
 if [ "$mode" = check ]; then

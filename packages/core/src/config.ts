@@ -35,6 +35,11 @@ export const settingsSchema = z.strictObject({
   /** GF_INDEX_CHAMPION_SIZE: documents kept per champion list (the best by the term's own score). @default 1000 */
   championSize: z.coerce.number().int().min(10).max(100000).default(1000),
   /**
+   * GF_INDEX_PAIRS_MIN_DOCS: a version of at least this many documents gets a word-pair table when it is published,
+   * which answers quoted phrases without reading word positions; 0 = never. @default 10000
+   */
+  pairsMinDocs: z.coerce.number().int().min(0).default(10_000),
+  /**
    * GF_VECTOR_ANN_MIN: points a catalog version needs before meaning search gets an approximate (HNSW) index;
    * smaller versions are searched exactly, 0 = never. @default 2000
    */
@@ -92,6 +97,7 @@ export const settingsEnv: Record<keyof Settings, string> = {
   vectorCollection: 'GF_VECTOR_COLLECTION',
   championMinDf: 'GF_INDEX_CHAMPION_MIN_DF',
   championSize: 'GF_INDEX_CHAMPION_SIZE',
+  pairsMinDocs: 'GF_INDEX_PAIRS_MIN_DOCS',
   annMinPoints: 'GF_VECTOR_ANN_MIN',
   embeddingProvider: 'GF_EMBEDDING_PROVIDER',
   modelDir: 'GF_MODEL_DIR',

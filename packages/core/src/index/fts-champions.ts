@@ -1,9 +1,12 @@
 import type Database from 'better-sqlite3';
+import { PAIR_SEP, pairTermQuery } from './fts-pairs.js';
 import type { FtsScratch } from './fts-scratch.js';
 
 /** What buildChampionLists did (part of OptimizeStats). */
 export interface ChampionBuild {
   terms: number;
+  /** Of which pairs of words (phrases; see fts-pairs.ts). */
+  pairTerms: number;
   skipped: number;
   postings: number;
   watermark: number;
@@ -18,6 +21,8 @@ export interface ChampionOptions {
   minDf: number;
   size: number;
   weights: readonly [number, number, number];
+  /** Also give the frequent word pairs of `pairs_fts` (current: built at this change count) their lists. */
+  pairs: boolean;
 }
 
 const SCOPE_TOKEN_RE = /^v\d+$/;
@@ -38,6 +43,8 @@ const ENDINGS = ['e', 's', 'es', 'ed', 'ing', 'y', 'al', 'er', 'ion', 'ly', 'ate
  * The frequent terms come from fts5vocab. A list is built with a MATCH that FTS5 reads as exactly that index
  * term: the term itself or, the porter stemmer not being idempotent (`rais` reads as `rai`), the term with
  * one of a few endings (`raise` reads as `rais`); a term with none is skipped.
+ * With `pairs`, the frequent pairs of `pairs_fts` get lists too, scored there (a pair's bm25 on `pairs_fts` is
+ * the phrase's on `docs_fts`) and queried verbatim, so no read-back is needed.
  */
 export function buildChampionLists(db: Database.Database, scratch: FtsScratch, o: ChampionOptions): ChampionBuild {
   // 1. The watermark, and the floor above which every later document is numbered.
@@ -83,15 +90,31 @@ export function buildChampionLists(db: Database.Database, scratch: FtsScratch, o
     const changes = Number(
       (db.prepare(`SELECT value FROM meta WHERE key = 'changes'`).get() as { value: string } | undefined)?.value ?? 0,
     );
-    const count = db.prepare(`SELECT count(*) AS n FROM docs_fts WHERE docs_fts MATCH ?`);
-    const top = db.prepare(`
-      SELECT r.rowid AS rowid, r.id AS id,
-        -bm25(docs_fts, @wt, @wx, @wi, 0.0) * max(0.5, min(1.5, 1.5 - r.link_density)) AS score
-      FROM docs_fts JOIN ranks r ON r.rowid = docs_fts.rowid
-      WHERE docs_fts MATCH @q
-      ORDER BY score DESC, id ASC
-      LIMIT @size`);
+    const statements = (table: string) => ({
+      count: db.prepare(`SELECT count(*) AS n FROM ${table} WHERE ${table} MATCH ?`),
+      top: db.prepare(`
+        SELECT r.rowid AS rowid, r.id AS id,
+          -bm25(${table}, @wt, @wx, @wi, 0.0) * max(0.5, min(1.5, 1.5 - r.link_density)) AS score
+        FROM ${table} JOIN ranks r ON r.rowid = ${table}.rowid
+        WHERE ${table} MATCH @q
+        ORDER BY score DESC, id ASC
+        LIMIT @size`),
+    });
     const out: Array<{ term: string; df: number; rowids: number[]; scores: number[] }> = [];
+    const list = (s: ReturnType<typeof statements>, term: string, phrase: string, doc: number): void => {
+      const q = o.scope ? `(${phrase}) AND scope : (${o.scope})` : phrase;
+      // fts5vocab counts the whole catalog; with other versions in the file, count this one's.
+      const df = o.scope ? (s.count.get(q) as { n: number }).n : doc;
+      if (df < o.minDf) return;
+      const rows = s.top.all({ q, wt, wx, wi, size: o.size }) as Array<{ rowid: number; score: number }>;
+      out.push({
+        term,
+        df,
+        rowids: rows.map((r) => r.rowid),
+        scores: rows.slice(0, o.scored).map((r) => r.score),
+      });
+    };
+    const single = statements('docs_fts');
     let skipped = 0;
     frequent.forEach(({ term, doc }, i) => {
       const word = words[i];
@@ -99,20 +122,21 @@ export function buildChampionLists(db: Database.Database, scratch: FtsScratch, o
         skipped++;
         return;
       }
-      const phrase = `"${word.replaceAll('"', '""')}"`;
-      const q = o.scope ? `(${phrase}) AND scope : (${o.scope})` : phrase;
-      // fts5vocab counts the whole catalog; with other versions in the file, count this one's.
-      const df = o.scope ? (count.get(q) as { n: number }).n : doc;
-      if (df < o.minDf) return;
-      const rows = top.all({ q, wt, wx, wi, size: o.size }) as Array<{ rowid: number; score: number }>;
-      out.push({
-        term,
-        df,
-        rowids: rows.map((r) => r.rowid),
-        scores: rows.slice(0, o.scored).map((r) => r.score),
-      });
+      list(single, term, `"${word.replaceAll('"', '""')}"`, doc);
     });
-    return { out, skipped, changes };
+    let pairTerms = 0;
+    if (o.pairs) {
+      db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.gf_pair_rows USING fts5vocab(main, pairs_fts, 'row')`);
+      const pairs = statements('pairs_fts');
+      const before = out.length;
+      for (const { term, doc } of db
+        .prepare(`SELECT term, doc FROM temp.gf_pair_rows WHERE doc >= ?`)
+        .all(o.minDf) as Array<{ term: string; doc: number }>) {
+        if (term.includes(PAIR_SEP)) list(pairs, term, pairTermQuery(term), doc);
+      }
+      pairTerms = out.length - before;
+    }
+    return { out, skipped, changes, pairTerms };
   })();
 
   // 3. Replace the version's lists in one short write.
@@ -136,6 +160,7 @@ export function buildChampionLists(db: Database.Database, scratch: FtsScratch, o
 
   return {
     terms: lists.out.length,
+    pairTerms: lists.pairTerms,
     skipped: lists.skipped,
     postings: lists.out.reduce((a, l) => a + l.df, 0),
     watermark,

@@ -1,4 +1,5 @@
 export * from './catalog-registry.js';
+export { FTS_EXTENSION_PATH, ftsExtensionProblem } from './fts-extension.js';
 export * from './fts-query.js';
 export * from './off-thread-index.js';
 export * from './search-cursor.js';

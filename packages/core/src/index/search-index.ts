@@ -66,6 +66,13 @@ export interface OptimizeStats {
   watermark: number;
   /** Whether the index's segments were merged into one first. */
   merged: boolean;
+  /**
+   * The word-pair table that answers phrases (built for a version of at least `pairsMinDocs` documents):
+   * documents indexed, frequent pairs given a champion list (counted in `terms` too), time.
+   */
+  pairs?: { documents: number; terms: number; ms: number };
+  /** Why a version big enough for the word-pair table has none (the SQLite extension is not built or not loading). */
+  pairsUnavailable?: string;
   ms: number;
 }
 

@@ -4,6 +4,8 @@ import Database from 'better-sqlite3';
 import { CrawlerError } from '../errors.js';
 import { segmentCjk, unsegmentCjk } from './cjk.js';
 import { buildChampionLists } from './fts-champions.js';
+import { ftsExtensionProblem, loadFtsExtension } from './fts-extension.js';
+import { buildPairs, dropPairs, pairPhrase, pairsReady, pairTerms } from './fts-pairs.js';
 import { toFtsQuery } from './fts-query.js';
 import { FtsScratch, TOKENIZE } from './fts-scratch.js';
 import { decodeCursor, encodeCursor, type SearchAfter } from './search-cursor.js';
@@ -36,6 +38,14 @@ export interface SqliteFtsIndexOptions {
   championSearch?: boolean;
   /** optimize() first merges the FTS5 index into one segment (faster walks of long posting lists). @default true */
   mergeOnOptimize?: boolean;
+  /**
+   * optimize() builds the word-pair table (fts-pairs.ts), which answers phrases without reading positions, for a
+   * version of at least this many documents; 0: never (and an existing one is dropped). Needs Greenfinger's
+   * SQLite extension (native/gf_fts.c); without it phrases are read from positions as before. @default 10000
+   */
+  pairsMinDocs?: number;
+  /** Read queries of phrases from a current word-pair table. false: from word positions, always. @default true */
+  pairSearch?: boolean;
 }
 
 /** How one catalog's hits of the last search were ranked (diagnostics: SqliteFtsIndex.lastPlan). */
@@ -54,6 +64,8 @@ export interface SearchPlanTarget {
     | 'beyond-candidates';
   /** Matches in this catalog (always exact). */
   total: number;
+  /** The query's phrases were read as word pairs from the catalog's pair table (fts-pairs.ts). */
+  pairs?: boolean;
   /**
    * Champion path: `stored`, a one-term query answered from the list's stored scores (the catalog unchanged
    * since the build: they are what bm25 computes; `total` is the stored document frequency); `computed`,
@@ -88,7 +100,16 @@ const PART_RE = /"([^"]*)"/g;
 /** Entries of each champion list that keep their score (pages of a one-term query up to here need no bm25). */
 const SCORED = 100;
 
-interface Statements {
+/** The statements of one search over an FTS5 table (`docs_fts`, or `pairs_fts` for phrases). */
+interface SearchStatements {
+  count: Database.Statement;
+  page: Database.Statement;
+  counted: Database.Statement;
+  restricted: Database.Statement;
+  partRowids: Database.Statement;
+}
+
+interface Statements extends SearchStatements {
   insert: Database.Statement;
   deleteId: Database.Statement;
   deleteVersion: Database.Statement;
@@ -97,11 +118,7 @@ interface Statements {
   countVersion: Database.Statement;
   versionRange: Database.Statement;
   hasVersion: Database.Statement;
-  count: Database.Statement;
-  page: Database.Statement;
-  counted: Database.Statement;
-  restricted: Database.Statement;
-  partRowids: Database.Statement;
+  hasPairs: Database.Statement;
   build: Database.Statement;
   list: Database.Statement;
   changes: Database.Statement;
@@ -114,6 +131,10 @@ interface CatalogIndex {
   db: Database.Database;
   stmts: Statements;
   scratch: FtsScratch;
+  /** Greenfinger's SQLite extension is loaded on this connection (the pair table can be built and read). */
+  extension: boolean;
+  /** The search statements over `pairs_fts`, prepared on first use. */
+  pairStmts?: SearchStatements;
 }
 
 interface Target {
@@ -123,6 +144,18 @@ interface Target {
   scope: string | null;
   /** A one-term query's champion list with valid stored scores, when there is one. */
   stored?: StoredList | undefined;
+  /** The query as this catalog runs it: on `docs_fts`, or with its phrases as word pairs on `pairs_fts`. */
+  view: QueryView;
+}
+
+/** A query's MATCH expressions and index terms on one table. */
+interface QueryView {
+  fts: SearchStatements;
+  pairs: boolean;
+  all: string;
+  any: string | null;
+  parts: string[];
+  terms: string[][];
 }
 
 interface StoredList {
@@ -157,10 +190,7 @@ interface Row {
 }
 
 interface RankArgs {
-  match: string;
   mode: 'all' | 'any';
-  parts: string[];
-  terms: string[][];
   columns: boolean;
   prefer: 0 | 1;
   after: SearchAfter | undefined;
@@ -201,6 +231,8 @@ export class SqliteFtsIndex implements SearchIndex {
   readonly #championSize: number;
   readonly #championSearch: boolean;
   readonly #mergeOnOptimize: boolean;
+  readonly #pairsMinDocs: number;
+  readonly #pairSearch: boolean;
   readonly #open = new Map<string, CatalogIndex>();
   #closed = false;
   #lastPlan: SearchPlan | undefined;
@@ -214,6 +246,14 @@ export class SqliteFtsIndex implements SearchIndex {
     this.#championSize = positiveInt(options.championSize ?? 1000, 'championSize');
     this.#championSearch = options.championSearch ?? true;
     this.#mergeOnOptimize = options.mergeOnOptimize ?? true;
+    const pairsMinDocs = options.pairsMinDocs ?? 10_000;
+    if (!Number.isInteger(pairsMinDocs) || pairsMinDocs < 0) {
+      throw new CrawlerError('BAD_INPUT', `pairsMinDocs is ${pairsMinDocs}`, {
+        fix: 'set pairsMinDocs to a whole number of documents, or 0 for no word-pair table',
+      });
+    }
+    this.#pairsMinDocs = pairsMinDocs;
+    this.#pairSearch = options.pairSearch ?? true;
   }
 
   /** Directory of one catalog's index. */
@@ -323,7 +363,20 @@ export class SqliteFtsIndex implements SearchIndex {
         cat.db.exec(`INSERT INTO docs_fts(docs_fts) VALUES ('optimize')`);
         stats.merged = true;
       }
+      const documents = (cat.stmts.countVersion.get(version) as { n: number }).n;
+      let pairs = false;
+      if (cat.extension && this.#pairsMinDocs > 0 && documents >= this.#pairsMinDocs) {
+        const built = buildPairs(cat.db, this.#mergeOnOptimize);
+        stats.pairs = { documents: built.documents, terms: 0, ms: built.ms };
+        pairs = built.ready;
+      } else if (!cat.extension && this.#pairsMinDocs > 0 && documents >= this.#pairsMinDocs) {
+        stats.pairsUnavailable = ftsExtensionProblem() ?? 'the SQLite extension gf_fts is not loaded';
+      } else if (cat.stmts.hasPairs.get()) {
+        // Too small a version now, or pairs turned off: the old table goes (it needs the extension to drop).
+        if (cat.extension) dropPairs(cat.db);
+      }
       const built = buildChampionLists(cat.db, cat.scratch, {
+        pairs,
         version,
         scope: this.#scopeOf(cat, [version]),
         minDf: this.#championMinDf,
@@ -331,7 +384,9 @@ export class SqliteFtsIndex implements SearchIndex {
         scored: SCORED,
         weights: this.#weights,
       });
-      Object.assign(stats, built);
+      const { pairTerms: pairLists, ...lists } = built;
+      Object.assign(stats, lists);
+      if (stats.pairs) stats.pairs.terms = pairLists;
       if (stats.merged) cat.db.pragma('wal_checkpoint(TRUNCATE)');
     }
     stats.ms = performance.now() - started;
@@ -361,58 +416,68 @@ export class SqliteFtsIndex implements SearchIndex {
     // One read transaction per catalog: count, ranking and highlights see the same snapshot.
     try {
       for (const { catalog } of catalogs) catalog.db.exec('BEGIN');
+      const parts = [...fts.all.matchAll(PART_RE)].map((m) => m[0]);
+      const terms = (catalogs[0] as { catalog: CatalogIndex }).catalog.scratch.terms(parts.map((p) => p.slice(1, -1)));
+      // A user term that looks like a scope token (v1, v2…) must not match the scope column; no other term can.
+      const columns = terms.some((t) => t.some((term) => SCOPE_TOKEN_RE.test(term)));
+      // A query of phrases only is read from a catalog's word-pair table when it has a current one.
+      const phrases = terms.every((t) => t.length >= 2);
+      const pairParts = phrases ? terms.map((t) => pairPhrase(t)) : [];
+      const viewOf = (catalog: CatalogIndex): QueryView => {
+        if (phrases && this.#pairSearch && catalog.extension && pairsReady(catalog.db)) {
+          return {
+            fts: this.#pairStatements(catalog),
+            pairs: true,
+            all: pairParts.join(' '),
+            any: pairParts.length > 1 ? pairParts.join(' OR ') : null,
+            parts: pairParts,
+            terms: terms.map((t) => pairTerms(t)),
+          };
+        }
+        return { fts: catalog.stmts, pairs: false, all: fts.all as string, any: fts.any, parts, terms };
+      };
       const targets: Target[] = catalogs.map(({ catalog, versions }) => ({
         catalog,
         versions,
         scope: this.#scopeOf(catalog, versions),
+        view: viewOf(catalog),
       }));
-      const parts = [...fts.all.matchAll(PART_RE)].map((m) => m[0]);
-      const terms = (targets[0] as Target).catalog.scratch.terms(parts.map((p) => p.slice(1, -1)));
-      // A user term that looks like a scope token (v1, v2…) must not match the scope column; no other term can.
-      const columns = terms.some((t) => t.some((term) => SCOPE_TOKEN_RE.test(term)));
       const plan: SearchPlan = { match: 'all', terms, scoped: targets.map((t) => t.scope !== null), targets: [] };
       this.#lastPlan = plan;
 
       const prefer = query.preferDetailPages === false ? 0 : 1;
-      if (this.#championSearch && prefer === 1 && terms.length === 1 && terms[0]?.length === 1) {
-        for (const t of targets) t.stored = this.#stored(t, terms[0][0] as string);
+      if (this.#championSearch && prefer === 1) {
+        for (const t of targets) {
+          const only = t.view.terms.length === 1 ? t.view.terms[0] : undefined;
+          if (only?.length === 1) t.stored = this.#stored(t, only[0] as string);
+        }
       }
-      const args: RankArgs = {
-        match: fts.all,
-        mode: 'all',
-        parts,
-        terms,
-        columns,
-        prefer,
-        after,
-        limit: size + 1,
-      };
+      const args: RankArgs = { mode: 'all', columns, prefer, after, limit: size + 1 };
       // A phrase is ranked exactly, and each statement over it evaluates it in full (positions of every
       // document with all its words): one statement counts and ranks.
       const ranked = new Map<Target, Row[]>();
-      const phrase = terms.some((t) => t.length !== 1);
       let totals = targets.map((t) => {
         if (t.stored) return t.stored.df;
-        if (!phrase) return this.#count(t, args.match, columns);
+        if (!t.view.terms.some((x) => x.length !== 1)) return this.#count(t, args);
         const { total, rows } = this.#countAndRank(t, args);
         ranked.set(t, rows);
         return total;
       });
       if (sum(totals) === 0 && fts.any) {
-        args.match = fts.any;
         args.mode = 'any';
         plan.match = 'any';
         ranked.clear();
-        totals = targets.map((t) => this.#count(t, args.match, columns));
+        totals = targets.map((t) => this.#count(t, args));
       }
       const total = sum(totals);
       if (total === 0 || size === 0) return { results: [], total, nextCursor: null };
-      const match = args.match;
+      const match = args.mode === 'all' ? fts.all : (fts.any as string);
 
       const candidates: Candidate[] = [];
       targets.forEach((target, i) => {
         const t = totals[i] as number;
         const step: SearchPlanTarget = { catalogId: target.catalog.catalogId, path: 'exact', total: t };
+        if (target.view.pairs) step.pairs = true;
         plan.targets.push(step);
         if (t === 0) return;
         let rows = ranked.get(target);
@@ -459,15 +524,20 @@ export class SqliteFtsIndex implements SearchIndex {
     return null;
   }
 
-  #count(target: Target, match: string, columns: boolean): number {
-    return (target.catalog.stmts.count.get({ q: scoped(match, target.scope, columns) }) as { n: number }).n;
+  #count(target: Target, a: RankArgs): number {
+    return (target.view.fts.count.get({ q: scoped(matchOf(target, a), target.scope, a.columns) }) as { n: number }).n;
+  }
+
+  #pairStatements(catalog: CatalogIndex): SearchStatements {
+    catalog.pairStmts ??= prepareSearch(catalog.db, 'pairs_fts');
+    return catalog.pairStmts;
   }
 
   /** Exact ranking and count of all matches in one statement (see `counted`). */
   #countAndRank(target: Target, a: RankArgs): { total: number; rows: Row[] } {
     const [wt, wx, wi] = this.#weights;
-    const out = target.catalog.stmts.counted.all({
-      q: scoped(a.match, target.scope, a.columns),
+    const out = target.view.fts.counted.all({
+      q: scoped(matchOf(target, a), target.scope, a.columns),
       wt,
       wx,
       wi,
@@ -484,10 +554,10 @@ export class SqliteFtsIndex implements SearchIndex {
 
   /** One catalog's best `limit` matches after the cursor: from the champion lists when they can answer, else exact. */
   #rank(target: Target, a: RankArgs, step: SearchPlanTarget): Row[] {
-    const { stmts } = target.catalog;
+    const stmts = target.view.fts;
     const [wt, wx, wi] = this.#weights;
     const common = {
-      q: scoped(a.match, target.scope, a.columns),
+      q: scoped(matchOf(target, a), target.scope, a.columns),
       wt,
       wx,
       wi,
@@ -585,8 +655,9 @@ export class SqliteFtsIndex implements SearchIndex {
       minDf = Math.max(minDf, b.min_df);
     }
     const ids = new Set<number>();
-    for (let i = 0; i < a.terms.length; i++) {
-      const terms = a.terms[i] as string[];
+    const { view } = target;
+    for (let i = 0; i < view.terms.length; i++) {
+      const terms = view.terms[i] as string[];
       if (terms.length === 1) {
         const lists = target.versions.map((v) => stmts.list.get(v, terms[0]) as { rowids: string } | undefined);
         if (lists.every((l) => l !== undefined)) {
@@ -596,8 +667,8 @@ export class SqliteFtsIndex implements SearchIndex {
         if (a.mode === 'all') return { reason: 'infrequent-term' };
       } else if (a.mode === 'all') return { reason: 'phrase' };
       // OR-ed words: a word or phrase without a list brings all its matches, when they are few.
-      const rows = stmts.partRowids.all({
-        q: scoped(a.parts[i] as string, target.scope, a.columns),
+      const rows = view.fts.partRowids.all({
+        q: scoped(view.parts[i] as string, target.scope, a.columns),
         limit: minDf + 1,
       }) as Array<{ rowid: number }>;
       if (rows.length > minDf) return { reason: 'large-part' };
@@ -678,8 +749,10 @@ export class SqliteFtsIndex implements SearchIndex {
       db.pragma('busy_timeout = 5000');
       // The scratch tables of queries and highlights live in memory, never in a temp file.
       db.pragma('temp_store = MEMORY');
+      // Before anything reads the file: a table built with the extension's tokenizer needs it to be opened.
+      const extension = loadFtsExtension(db);
       migrate(db, catalogId);
-      cat = { catalogId, db, stmts: prepare(db), scratch: new FtsScratch(db) };
+      cat = { catalogId, db, stmts: prepare(db), scratch: new FtsScratch(db), extension };
     } catch (err) {
       db?.close();
       throw new CrawlerError('STORAGE', `cannot open the full-text index ${file}: ${(err as Error).message}`, {
@@ -817,9 +890,8 @@ function migrate(db: Database.Database, catalogId: string): void {
 }
 
 function prepare(db: Database.Database): Statements {
-  const rank = `-bm25(docs_fts, @wt, @wx, @wi, 0.0)`;
-  const after = `@afterScore IS NULL OR score < @afterScore OR (score = @afterScore AND id > @afterId)`;
   return {
+    ...prepareSearch(db, 'docs_fts'),
     // A new document is numbered above every document and every champion-list watermark (rowid_floor), so a
     // number freed by a delete is never reused for a document the lists have not seen.
     insert: db.prepare(`
@@ -835,13 +907,29 @@ function prepare(db: Database.Database): Statements {
     countVersion: db.prepare(`SELECT count(*) AS n FROM docs WHERE version = ?`),
     versionRange: db.prepare(`SELECT (SELECT min(version) FROM docs) AS lo, (SELECT max(version) FROM docs) AS hi`),
     hasVersion: db.prepare(`SELECT 1 FROM docs WHERE version = ? LIMIT 1`),
-    count: db.prepare(`SELECT count(*) AS n FROM docs_fts WHERE docs_fts MATCH @q`),
+    hasPairs: db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'pairs_fts'`),
+    build: db.prepare(`SELECT watermark, min_df, changes, weights FROM champion_builds WHERE version = ?`),
+    list: db.prepare(`SELECT df, rowids, scores FROM champions WHERE version = ? AND term = ?`),
+    changes: db.prepare(`SELECT value FROM meta WHERE key = 'changes'`),
+    ids: db.prepare(`SELECT rowid, id FROM ranks WHERE rowid IN (SELECT value FROM json_each(?))`),
+    details: db.prepare(`
+      SELECT rowid, id, version, catalog_name, url, title, html_path, text_path, images
+      FROM docs WHERE rowid IN (SELECT value FROM json_each(?))`),
+  };
+}
+
+/** The search statements over one FTS5 table of a catalog: `docs_fts`, or the word-pair table `pairs_fts`. */
+function prepareSearch(db: Database.Database, table: 'docs_fts' | 'pairs_fts'): SearchStatements {
+  const rank = `-bm25(${table}, @wt, @wx, @wi, 0.0)`;
+  const after = `@afterScore IS NULL OR score < @afterScore OR (score = @afterScore AND id > @afterId)`;
+  return {
+    count: db.prepare(`SELECT count(*) AS n FROM ${table} WHERE ${table} MATCH @q`),
     page: db.prepare(`
       SELECT rowid, id, score FROM (
         SELECT r.rowid AS rowid, r.id AS id,
           ${rank} * (CASE WHEN @prefer = 1 THEN max(0.5, min(1.5, 1.5 - r.link_density)) ELSE 1.0 END) AS score
-        FROM docs_fts JOIN ranks r ON r.rowid = docs_fts.rowid
-        WHERE docs_fts MATCH @q
+        FROM ${table} JOIN ranks r ON r.rowid = ${table}.rowid
+        WHERE ${table} MATCH @q
       )
       WHERE ${after}
       ORDER BY score DESC, id ASC
@@ -850,7 +938,7 @@ function prepare(db: Database.Database): Statements {
     // (the same double negated and multiplied), one row with a null rowid when the page is empty.
     counted: db.prepare(`
       WITH m AS MATERIALIZED (
-        SELECT docs_fts.rowid AS rowid, bm25(docs_fts, @wt, @wx, @wi, 0.0) AS b FROM docs_fts WHERE docs_fts MATCH @q
+        SELECT ${table}.rowid AS rowid, bm25(${table}, @wt, @wx, @wi, 0.0) AS b FROM ${table} WHERE ${table} MATCH @q
       ),
       page AS (
         SELECT rowid, id, score FROM (
@@ -870,20 +958,18 @@ function prepare(db: Database.Database): Statements {
       SELECT rowid, id, score FROM (
         SELECT r.rowid AS rowid, r.id AS id,
           ${rank} * max(0.5, min(1.5, 1.5 - r.link_density)) AS score
-        FROM docs_fts JOIN ranks r ON r.rowid = docs_fts.rowid
-        WHERE docs_fts MATCH @q
-          AND (+docs_fts.rowid > @watermark OR +docs_fts.rowid IN (SELECT value FROM json_each(@candidates)))
+        FROM ${table} JOIN ranks r ON r.rowid = ${table}.rowid
+        WHERE ${table} MATCH @q
+          AND (+${table}.rowid > @watermark OR +${table}.rowid IN (SELECT value FROM json_each(@candidates)))
       )
       WHERE ${after}
       ORDER BY score DESC, id ASC
       LIMIT @limit`),
-    partRowids: db.prepare(`SELECT rowid FROM docs_fts WHERE docs_fts MATCH @q LIMIT @limit`),
-    build: db.prepare(`SELECT watermark, min_df, changes, weights FROM champion_builds WHERE version = ?`),
-    list: db.prepare(`SELECT df, rowids, scores FROM champions WHERE version = ? AND term = ?`),
-    changes: db.prepare(`SELECT value FROM meta WHERE key = 'changes'`),
-    ids: db.prepare(`SELECT rowid, id FROM ranks WHERE rowid IN (SELECT value FROM json_each(?))`),
-    details: db.prepare(`
-      SELECT rowid, id, version, catalog_name, url, title, html_path, text_path, images
-      FROM docs WHERE rowid IN (SELECT value FROM json_each(?))`),
+    partRowids: db.prepare(`SELECT rowid FROM ${table} WHERE ${table} MATCH @q LIMIT @limit`),
   };
+}
+
+/** The MATCH expression of a target's view in the query's current mode (all words, or any). */
+function matchOf(target: Target, a: RankArgs): string {
+  return a.mode === 'all' ? target.view.all : (target.view.any as string);
 }

@@ -303,6 +303,7 @@ export class CrawlService {
             prefix: settings.indexPrefix,
             championMinDf: settings.championMinDf,
             championSize: settings.championSize,
+            pairsMinDocs: settings.pairsMinDocs,
             thread: lent,
           })
         : reader;
@@ -445,9 +446,19 @@ export class CrawlService {
       // Before the version is published: champion lists of its frequent terms and a merged index, built on the
       // writer's thread. Without them search stays exact, only slower: a failure is reported, not fatal.
       if (result.published && s.outputs.includes('index')) {
-        await writer.optimize?.(catalog.id, version).catch((err: unknown) => {
-          gf.log.warn({ catalogId: catalog.id, version, err }, 'could not optimize the full-text index');
-        });
+        await writer
+          .optimize?.(catalog.id, version)
+          .then((stats) => {
+            if (stats.pairsUnavailable) {
+              gf.log.warn(
+                { catalogId: catalog.id, version, reason: stats.pairsUnavailable },
+                'no word-pair table: quoted phrases of this version are read from word positions (slower)',
+              );
+            }
+          })
+          .catch((err: unknown) => {
+            gf.log.warn({ catalogId: catalog.id, version, err }, 'could not optimize the full-text index');
+          });
       }
       // The approximate index of the version's vectors, finished and saved, so its first searches need no
       // catch-up (a no-op under GF_VECTOR_ANN_MIN points). Search is exact meanwhile: a failure is not fatal.

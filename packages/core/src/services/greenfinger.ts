@@ -101,6 +101,7 @@ export class Greenfinger {
         prefix: this.settings.indexPrefix,
         championMinDf: this.settings.championMinDf,
         championSize: this.settings.championSize,
+        pairsMinDocs: this.settings.pairsMinDocs,
       });
     return this.#index;
   }

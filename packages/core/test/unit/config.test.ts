@@ -31,6 +31,13 @@ describe('settings', () => {
     expect(() => loadSettings({}, { GF_INDEX_CHAMPION_SIZE: 'many' })).toThrow(/GF_INDEX_CHAMPION_SIZE/);
   });
 
+  it('the word-pair table threshold comes from GF_INDEX_PAIRS_MIN_DOCS (0 = never)', () => {
+    expect(loadSettings({}, {}).pairsMinDocs).toBe(10_000);
+    expect(loadSettings({}, { GF_INDEX_PAIRS_MIN_DOCS: '0' }).pairsMinDocs).toBe(0);
+    expect(loadSettings({}, { GF_INDEX_PAIRS_MIN_DOCS: '2500' }).pairsMinDocs).toBe(2500);
+    expect(() => loadSettings({}, { GF_INDEX_PAIRS_MIN_DOCS: '-1' })).toThrow(/GF_INDEX_PAIRS_MIN_DOCS/);
+  });
+
   it('catalog settings: file is always on and first; a bad value names the flag', () => {
     expect(resolveCatalogSettings({ outputs: ['vector', 'index'] }).outputs).toEqual(['file', 'index', 'vector']);
     expect(() => resolveCatalogSettings({ maxPages: 0 })).toThrow(/--max-pages/);
