@@ -4,10 +4,11 @@
 // sample of its pages), so the script runs on any index. Build first (npx tsc -b packages/shell packages/api).
 //
 //   node bench/fts-words.mjs [--root=DIR] [--prefix=greenfinger] [--catalog=ID] [--version=0] [--per-kind=100]
-//                            [--dist=packages/core/dist] [--optimize] [--exact] [--no-merge] [--json=out.json]
+//                            [--dist=packages/core/dist] [--optimize] [--exact] [--no-pairs] [--no-merge] [--json=out.json]
 //
 // --optimize first runs SearchIndex.optimize (champion lists, FTS5 merge unless --no-merge) and reports its time;
-// --exact ranks every match (championSearch: false). Each query runs
+// --exact ranks every match (championSearch: false); --no-pairs reads phrases from word positions even where the
+// catalog has a word-pair table (pairSearch: false). Each query runs
 // once to warm the caches, then once timed. p50/p99 overall weight the kinds as bench/search.mjs does.
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -89,6 +90,7 @@ const index = new SqliteFtsIndex({
   root,
   prefix,
   championSearch: args.exact !== 'true',
+  pairSearch: args['no-pairs'] !== 'true',
   mergeOnOptimize: args['no-merge'] !== 'true',
 });
 await index.countVersion(catalogId, version);

@@ -211,7 +211,13 @@ async function addGenerated(gf, real, target) {
   return { generated: count, points };
 }
 
+/**
+ * The timed queries, from a generator of their own: the same queries whether this run built the data (which draws
+ * from `rand`) or reused it.
+ */
 function queryMix(real, vocab, n) {
+  const rand = rng(4242);
+  const pick = (arr) => arr[Math.floor(rand() * arr.length)];
   const kinds = wordQueryKinds(
     real,
     vocab.map(([w]) => w),
