@@ -442,13 +442,17 @@ export class CrawlService {
         : {}),
     });
     try {
+      let t = performance.now();
       await outputs.close();
+      gf.log.debug({ catalogId: catalog.id, version, ms: Math.round(performance.now() - t) }, 'outputs closed');
+      t = performance.now();
       // Before the version is published: champion lists of its frequent terms and a merged index, built on the
       // writer's thread. Without them search stays exact, only slower: a failure is reported, not fatal.
       if (result.published && s.outputs.includes('index')) {
         await writer
           .optimize?.(catalog.id, version)
           .then((stats) => {
+            gf.log.debug({ catalogId: catalog.id, version, stats }, 'full-text index optimized');
             if (stats.pairsUnavailable) {
               gf.log.warn(
                 { catalogId: catalog.id, version, reason: stats.pairsUnavailable },
@@ -468,6 +472,7 @@ export class CrawlService {
         });
       }
       if (writer !== reader) await writer.close();
+      gf.log.debug({ catalogId: catalog.id, version, ms: Math.round(performance.now() - t) }, 'version optimized');
     } finally {
       if (fileBlobs !== gf.blobs) await fileBlobs.close().catch(() => undefined);
       await pool.close();
