@@ -18,8 +18,6 @@ import { HostPoliteness } from '../fetch/politeness.js';
 import { withRetry } from '../fetch/with-retry.js';
 import type { CrawlFrontier } from '../frontier/frontier.js';
 import { LevelFrontier } from '../frontier/level-frontier.js';
-import { OffThreadIndex } from '../index/off-thread-index.js';
-import { SqliteFtsIndex } from '../index/sqlite-fts-index.js';
 import { keys } from '../layout.js';
 import type { Catalog, CatalogSettings, CrawlAction, RunReport } from '../model.js';
 import { CompositeOutputChannel } from '../outputs/composite-output-channel.js';
@@ -296,17 +294,7 @@ export class CrawlService {
     // The embedded full-text index is written off the event loop, on the extraction worker's thread when there is
     // one (one V8 isolate fewer: ~25 MB) and on its own otherwise; a configured index is written as it is.
     const reader = gf.index();
-    const writer =
-      s.outputs.includes('index') && reader instanceof SqliteFtsIndex
-        ? new OffThreadIndex(reader, {
-            root: layout.indexRoot,
-            prefix: settings.indexPrefix,
-            championMinDf: settings.championMinDf,
-            championSize: settings.championSize,
-            pairsMinDocs: settings.pairsMinDocs,
-            thread: lent,
-          })
-        : reader;
+    const writer = s.outputs.includes('index') ? gf.indexWriter(lent) : reader;
     if (s.outputs.includes('index')) channels.push(new IndexOutputChannel(writer));
     if (s.outputs.includes('vector')) {
       const client = await gf.embedding();

@@ -4,6 +4,7 @@ import { loadSettings, type Settings } from '../config.js';
 import { createEmbeddingClient } from '../embeddings/create-embedding-client.js';
 import type { EmbeddingClient } from '../embeddings/embedding-client.js';
 import { PublishedCatalogs } from '../index/catalog-registry.js';
+import { OffThreadIndex } from '../index/off-thread-index.js';
 import type { SearchIndex } from '../index/search-index.js';
 import { SqliteFtsIndex } from '../index/sqlite-fts-index.js';
 import { DataLayout } from '../layout.js';
@@ -14,6 +15,7 @@ import { LocalBlobStore } from '../storage/local-blob-store.js';
 import type { RecordDatabase } from '../storage/record-store.js';
 import { SqliteVecStore } from '../vector/sqlite-vec-store.js';
 import type { VectorStore } from '../vector/vector-store.js';
+import type { SharedThread } from '../worker-entry.js';
 import { CatalogService } from './catalog-service.js';
 import { CrawlService } from './crawl-service.js';
 import { ReplayService } from './replay-service.js';
@@ -104,6 +106,26 @@ export class Greenfinger {
         pairsMinDocs: this.settings.pairsMinDocs,
       });
     return this.#index;
+  }
+
+  /**
+   * The full-text index to write a crawl or a replay through: the embedded index is written off the event loop, on
+   * `thread` when one is lent (an extraction worker's: one V8 isolate fewer) and on a thread of its own otherwise,
+   * with the reader's settings, so that its optimize() at publish (champion lists, word pairs: seconds to minutes
+   * at scale) never blocks the event loop either. A configured index is written as it is. Close the writer when
+   * done if it is not `index()`.
+   */
+  indexWriter(thread?: SharedThread): SearchIndex {
+    const reader = this.index();
+    if (!(reader instanceof SqliteFtsIndex)) return reader;
+    return new OffThreadIndex(reader, {
+      root: this.layout.indexRoot,
+      prefix: this.settings.indexPrefix,
+      championMinDf: this.settings.championMinDf,
+      championSize: this.settings.championSize,
+      pairsMinDocs: this.settings.pairsMinDocs,
+      thread,
+    });
   }
 
   /** The text embedding client (loaded on first use, off the event loop). */

@@ -277,7 +277,9 @@ export class ReplayService {
     const total = (await db.resources.count(catalog.id, version)).resources;
     let index: IndexOutputChannel | undefined;
     let vector: VectorOutputChannel | undefined;
-    if (layers.includes('index')) index = new IndexOutputChannel(gf.index());
+    // Written and optimized off the event loop, as a crawl does (an API server keeps answering meanwhile).
+    const writer = layers.includes('index') ? gf.indexWriter() : undefined;
+    if (writer) index = new IndexOutputChannel(writer);
     if (layers.includes('vector')) {
       const { settings } = gf;
       vector = new VectorOutputChannel(await gf.embedding(), await gf.vectors(), {
@@ -293,27 +295,42 @@ export class ReplayService {
     let missingText = 0;
     let done = 0;
     try {
-      for await (const rows of db.resources.iterateResources(catalog.id, version, 200)) {
-        for (const resource of rows) {
-          done++;
-          const text = await gf.blobs.getText(resource.textPath);
-          if (text === undefined) {
-            missingText++;
-            continue;
+      try {
+        for await (const rows of db.resources.iterateResources(catalog.id, version, 200)) {
+          for (const resource of rows) {
+            done++;
+            const text = await gf.blobs.getText(resource.textPath);
+            if (text === undefined) {
+              missingText++;
+              continue;
+            }
+            const images = (await db.resources.imagesOfResource(resource.id)).map(
+              ({ alt, surroundingText, ...row }) => ({ row, alt, surroundingText }),
+            );
+            const page: CrawledPage = { catalog, version, resource, text, images };
+            for (const channel of channels) await channel.write(page);
           }
-          const images = (await db.resources.imagesOfResource(resource.id)).map(({ alt, surroundingText, ...row }) => ({
-            row,
-            alt,
-            surroundingText,
-          }));
-          const page: CrawledPage = { catalog, version, resource, text, images };
-          for (const channel of channels) await channel.write(page);
+          for (const channel of channels) await channel.flush();
+          options.onProgress?.({ layer: layers[layers.length - 1] as ReplayLayer, done, total });
         }
-        for (const channel of channels) await channel.flush();
-        options.onProgress?.({ layer: layers[layers.length - 1] as ReplayLayer, done, total });
+      } finally {
+        for (const channel of channels) await channel.close();
+      }
+      // What a publish does: the version's champion lists and word pairs, and its whole approximate vector index,
+      // so a rebuilt version searches as fast as a crawled one. Search is exact without them: not fatal.
+      if (writer) {
+        const stats = await writer.optimize?.(catalog.id, version).catch((err: unknown) => {
+          gf.log.warn({ catalogId: catalog.id, version, err }, 'could not optimize the full-text index');
+        });
+        if (stats) gf.log.debug({ catalogId: catalog.id, version, stats }, 'full-text index optimized');
+      }
+      if (vector) {
+        await (await gf.vectors()).optimize?.(catalog.id, version).catch((err: unknown) => {
+          gf.log.warn({ catalogId: catalog.id, version, err }, 'could not finish the approximate vector index');
+        });
       }
     } finally {
-      for (const channel of channels) await channel.close();
+      if (writer && writer !== gf.index()) await writer.close();
     }
     if (missingText > 0) {
       gf.log.warn(

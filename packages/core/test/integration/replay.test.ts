@@ -9,6 +9,7 @@ import {
   type ResourceRow,
   type SearchResponse,
 } from '@greenfinger/core';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureFacts } from '../support/fixture-facts.js';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
@@ -75,6 +76,17 @@ describe('replay: rebuild outputs from what is stored', () => {
     expect(first.layers.file).toBeUndefined();
     expect(JSON.parse(readFileSync(user(first.path as string), 'utf8'))).toMatchObject({ version: 0, requests: 0 });
     expect(await searches()).toEqual(before);
+    // Optimized as at publish, off the event loop: the rebuilt index has the version's champion-list build.
+    const indexDb = new Database(join(tmp.path, 'user', 'index', `greenfinger-${catalog.id}`, 'index.db'), {
+      readonly: true,
+    });
+    try {
+      expect(indexDb.prepare('SELECT version, watermark FROM champion_builds').all()).toEqual([
+        { version: 0, watermark: fixtureFacts.savedCount },
+      ]);
+    } finally {
+      indexDb.close();
+    }
 
     const points = await (await gf.vectors()).countVersion(catalog.id, 0);
     const second = await gf.replay.replay({ name: catalog.name }, { layers: ['index', 'vector'] });
