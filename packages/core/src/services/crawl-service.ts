@@ -437,6 +437,17 @@ export class CrawlService {
       // Before the version is published: champion lists of its frequent terms and a merged index, built on the
       // writer's thread. Without them search stays exact, only slower: a failure is reported, not fatal.
       if (result.published && s.outputs.includes('index')) {
+        // The versions the prune after publishing will remove leave the index first (none is served, and the one
+        // served until then is kept): their deletes would change bm25's statistics, and with them every stored
+        // score and the word-pair table, right after they were built.
+        const next: Catalog = {
+          ...catalog,
+          indexVersion: version,
+          searchVersion: Math.max(catalog.searchVersion, version),
+        };
+        for (const old of await gf.versions.pruneTargets(next)) {
+          if (old !== catalog.searchVersion) await writer.deleteVersion(catalog.id, old);
+        }
         await writer
           .optimize?.(catalog.id, version)
           .then((stats) => {

@@ -237,11 +237,16 @@ export class VersionService {
    * takes no lock of its own. The url marks and content fingerprints of a pruned version stay in system/dedup
    * (a pruned version is never written again).
    */
-  async prune(catalog: Catalog): Promise<DeleteReport> {
+  /** The versions prune() removes: the oldest beyond `maxVersions`, never the served one or the one being written. */
+  async pruneTargets(catalog: Catalog): Promise<number[]> {
     const existing = await this.existing(catalog);
     const protectedVersions = new Set([catalog.searchVersion, catalog.indexVersion]);
     const excess = existing.length - catalog.settings.maxVersions;
-    const targets = existing.filter((v) => !protectedVersions.has(v)).slice(0, Math.max(0, excess));
+    return existing.filter((v) => !protectedVersions.has(v)).slice(0, Math.max(0, excess));
+  }
+
+  async prune(catalog: Catalog): Promise<DeleteReport> {
+    const targets = await this.pruneTargets(catalog);
     const layers = [...DELETE_ORDER];
     const results = await this.#walk(catalog, targets, layers, false, { markStores: false });
     if (targets.length > 0) await this.#republish(catalog, catalog.searchVersion);
