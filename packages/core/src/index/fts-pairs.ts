@@ -25,9 +25,7 @@ export function pairTerms(terms: readonly string[]): string[] {
 
 /** FTS5 syntax of a phrase of two or more index terms on `pairs_fts`: its pairs, each one verbatim term, in a row. */
 export function pairPhrase(terms: readonly string[]): string {
-  return pairTerms(terms)
-    .map((p) => `"${PAIR_SEP}${p.replaceAll('"', '""')}"`)
-    .join(' + ');
+  return pairTerms(terms).map(pairTermQuery).join(' + ');
 }
 
 /** FTS5 syntax of one index term on `pairs_fts` (a pair term, read verbatim). */
@@ -42,15 +40,10 @@ export interface PairsBuild {
   ready: boolean;
 }
 
-/** Whether the catalog's pair table is current (built at the value the change counter still has). */
-export function pairsReady(db: Database.Database): boolean {
-  const row = db
-    .prepare(`
-      SELECT (SELECT value FROM meta WHERE key = 'pairs_changes') AS built,
-             (SELECT value FROM meta WHERE key = 'changes') AS now`)
-    .get() as { built: string | null; now: string | null };
-  return row.built !== null && row.built === row.now;
-}
+/** SQL: whether the catalog's pair table is current (built at the value the change counter still has): `ready` 0/1. */
+export const PAIRS_READY_SQL = `
+  SELECT coalesce((SELECT value FROM meta WHERE key = 'pairs_changes') = (SELECT value FROM meta WHERE key = 'changes'), 0)
+    AS ready`;
 
 /**
  * (Re)builds `pairs_fts` from `docs` (the extension must be loaded on `db`). Readers stop using the old table

@@ -5,7 +5,7 @@ import { CrawlerError } from '../errors.js';
 import { segmentCjk, unsegmentCjk } from './cjk.js';
 import { buildChampionLists } from './fts-champions.js';
 import { ftsExtensionProblem, loadFtsExtension } from './fts-extension.js';
-import { buildPairs, dropPairs, pairPhrase, pairsReady, pairTerms } from './fts-pairs.js';
+import { buildPairs, dropPairs, PAIRS_READY_SQL, pairPhrase, pairTerms } from './fts-pairs.js';
 import { toFtsQuery } from './fts-query.js';
 import { FtsScratch, TOKENIZE } from './fts-scratch.js';
 import { decodeCursor, encodeCursor, type SearchAfter } from './search-cursor.js';
@@ -119,6 +119,7 @@ interface Statements extends SearchStatements {
   versionRange: Database.Statement;
   hasVersion: Database.Statement;
   hasPairs: Database.Statement;
+  pairsReady: Database.Statement<[], { ready: number }>;
   build: Database.Statement;
   list: Database.Statement;
   changes: Database.Statement;
@@ -364,12 +365,13 @@ export class SqliteFtsIndex implements SearchIndex {
         stats.merged = true;
       }
       const documents = (cat.stmts.countVersion.get(version) as { n: number }).n;
+      const wantsPairs = this.#pairsMinDocs > 0 && documents >= this.#pairsMinDocs;
       let pairs = false;
-      if (cat.extension && this.#pairsMinDocs > 0 && documents >= this.#pairsMinDocs) {
+      if (wantsPairs && cat.extension) {
         const built = buildPairs(cat.db, this.#mergeOnOptimize);
         stats.pairs = { documents: built.documents, terms: 0, ms: built.ms };
         pairs = built.ready;
-      } else if (!cat.extension && this.#pairsMinDocs > 0 && documents >= this.#pairsMinDocs) {
+      } else if (wantsPairs) {
         stats.pairsUnavailable = ftsExtensionProblem() ?? 'the SQLite extension gf_fts is not loaded';
       } else if (cat.stmts.hasPairs.get()) {
         // Too small a version now, or pairs turned off: the old table goes (it needs the extension to drop).
@@ -424,7 +426,7 @@ export class SqliteFtsIndex implements SearchIndex {
       const phrases = terms.every((t) => t.length >= 2);
       const pairParts = phrases ? terms.map((t) => pairPhrase(t)) : [];
       const viewOf = (catalog: CatalogIndex): QueryView => {
-        if (phrases && this.#pairSearch && catalog.extension && pairsReady(catalog.db)) {
+        if (phrases && this.#pairSearch && catalog.extension && catalog.stmts.pairsReady.get()?.ready === 1) {
           return {
             fts: this.#pairStatements(catalog),
             pairs: true,
@@ -908,6 +910,7 @@ function prepare(db: Database.Database): Statements {
     versionRange: db.prepare(`SELECT (SELECT min(version) FROM docs) AS lo, (SELECT max(version) FROM docs) AS hi`),
     hasVersion: db.prepare(`SELECT 1 FROM docs WHERE version = ? LIMIT 1`),
     hasPairs: db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'pairs_fts'`),
+    pairsReady: db.prepare<[], { ready: number }>(PAIRS_READY_SQL),
     build: db.prepare(`SELECT watermark, min_df, changes, weights FROM champion_builds WHERE version = ?`),
     list: db.prepare(`SELECT df, rowids, scores FROM champions WHERE version = ? AND term = ?`),
     changes: db.prepare(`SELECT value FROM meta WHERE key = 'changes'`),

@@ -6,7 +6,7 @@ import type { EmbeddingClient } from '../embeddings/embedding-client.js';
 import { PublishedCatalogs } from '../index/catalog-registry.js';
 import { OffThreadIndex } from '../index/off-thread-index.js';
 import type { SearchIndex } from '../index/search-index.js';
-import { SqliteFtsIndex } from '../index/sqlite-fts-index.js';
+import { SqliteFtsIndex, type SqliteFtsIndexOptions } from '../index/sqlite-fts-index.js';
 import { DataLayout } from '../layout.js';
 import { silentLogger } from '../logger.js';
 import type { BlobStore } from '../storage/blob-store.js';
@@ -96,15 +96,7 @@ export class Greenfinger {
   }
 
   index(): SearchIndex {
-    this.#index ??=
-      this.#components.searchIndex?.(this) ??
-      new SqliteFtsIndex({
-        root: this.layout.indexRoot,
-        prefix: this.settings.indexPrefix,
-        championMinDf: this.settings.championMinDf,
-        championSize: this.settings.championSize,
-        pairsMinDocs: this.settings.pairsMinDocs,
-      });
+    this.#index ??= this.#components.searchIndex?.(this) ?? new SqliteFtsIndex(this.#ftsOptions());
     return this.#index;
   }
 
@@ -118,14 +110,18 @@ export class Greenfinger {
   indexWriter(thread?: SharedThread): SearchIndex {
     const reader = this.index();
     if (!(reader instanceof SqliteFtsIndex)) return reader;
-    return new OffThreadIndex(reader, {
+    return new OffThreadIndex(reader, { ...this.#ftsOptions(), thread });
+  }
+
+  /** The embedded full-text index's options from the node settings (the reader's and the writer's alike). */
+  #ftsOptions(): SqliteFtsIndexOptions {
+    return {
       root: this.layout.indexRoot,
       prefix: this.settings.indexPrefix,
       championMinDf: this.settings.championMinDf,
       championSize: this.settings.championSize,
       pairsMinDocs: this.settings.pairsMinDocs,
-      thread,
-    });
+    };
   }
 
   /** The text embedding client (loaded on first use, off the event loop). */
