@@ -1,21 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { v5, v7 } from 'uuid';
 
 /**
  * Ids exactly as the design's "Data model and ids": a catalog is UUID v7 (random, time ordered);
  * everything else is UUID v5 under the catalog id, so the whole chain is idempotent.
- * Always the 36-character text form.
+ * Always the 36-character lower-case text form. The UUIDs themselves come from the `uuid` package (RFC 9562).
  */
-
-const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-
-function format(b: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < 16; i++) {
-    s += HEX[b[i] as number];
-    if (i === 3 || i === 5 || i === 7 || i === 9) s += '-';
-  }
-  return s;
-}
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -23,28 +13,21 @@ export function isUuid(value: string): boolean {
   return UUID_RE.test(value);
 }
 
-function parse(uuid: string): Buffer {
-  if (!isUuid(uuid)) throw new TypeError(`not a UUID in 36-character text form: ${uuid}`);
-  return Buffer.from(uuid.replace(/-/g, ''), 'hex');
-}
-
-/** RFC 9562 UUID v5 (SHA-1 of namespace bytes + UTF-8 name). */
+/**
+ * RFC 9562 UUID v5 (SHA-1 of namespace bytes + UTF-8 name).
+ * @throws TypeError when the namespace is not a UUID in 36-character lower-case text form
+ */
 export function uuidv5(namespace: string, name: string): string {
-  const hash = createHash('sha1').update(parse(namespace)).update(name, 'utf8').digest();
-  const b = hash.subarray(0, 16);
-  b[6] = ((b[6] as number) & 0x0f) | 0x50;
-  b[8] = ((b[8] as number) & 0x3f) | 0x80;
-  return format(b);
+  if (!isUuid(namespace)) throw new TypeError(`not a UUID in 36-character text form: ${namespace}`);
+  return v5(name, namespace);
 }
 
-/** RFC 9562 UUID v7: 48-bit unix milliseconds, then random bits. */
-export function uuidv7(now: number = Date.now()): string {
-  const b = randomBytes(16);
-  const ms = BigInt(now);
-  for (let i = 0; i < 6; i++) b[i] = Number((ms >> BigInt(8 * (5 - i))) & 0xffn);
-  b[6] = ((b[6] as number) & 0x0f) | 0x70;
-  b[8] = ((b[8] as number) & 0x3f) | 0x80;
-  return format(b);
+/**
+ * RFC 9562 UUID v7: 48-bit unix milliseconds, then random bits. Without `now` the clock is read and ids made in the
+ * same millisecond by this process still sort in the order they were made (the package's counter).
+ */
+export function uuidv7(now?: number): string {
+  return now === undefined ? v7() : v7({ msecs: now });
 }
 
 export function sha256Hex(data: string | Uint8Array): string {

@@ -26,6 +26,11 @@ describe('ids', () => {
     expect(a.slice(0, 13)).toBe('018bcfe5-6800');
     expect(uuidv7(1_700_000_000_000)).not.toBe(a);
   });
+  it('uuidv7 without a time sorts in the order the ids were made', () => {
+    const made = Array.from({ length: 200 }, () => uuidv7());
+    expect([...made].sort()).toEqual(made);
+    expect(new Set(made).size).toBe(200);
+  });
   // Computed with the hand-written v5 before ids.ts moved to the uuid package: stored ids must not change.
   it('every id kind is the same as before the switch to the uuid package', () => {
     const cat = '018bcfe5-6800-7abc-8def-0123456789ab';

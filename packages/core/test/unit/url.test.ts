@@ -124,6 +124,29 @@ describe('registrableDomain', () => {
   ])('%s → %s', (host, expected) => {
     expect(registrableDomain(host)).toBe(expected);
   });
+
+  // The built-in subset of multi-label suffixes got these wrong (its answer in the comment); the whole Public
+  // Suffix List, private section included, gets them right.
+  it.each([
+    ['x.example.gov.bd', 'example.gov.bd'], // gov.bd: scoped the whole of gov.bd
+    ['www.city.kawasaki.jp', 'city.kawasaki.jp'], // kawasaki.jp: an exception rule (!city.kawasaki.jp)
+    ['a.b.kawasaki.jp', 'a.b.kawasaki.jp'], // kawasaki.jp: a wildcard rule (*.kawasaki.jp)
+    ['foo.bar.pvt.k12.ma.us', 'bar.pvt.k12.ma.us'], // ma.us
+    ['a.b.s3.us-east-1.amazonaws.com', 'b.s3.us-east-1.amazonaws.com'], // amazonaws.com (private section)
+    ['shop.a.myshopify.com', 'a.myshopify.com'], // myshopify.com (private section)
+    ['a.b.uk.com', 'b.uk.com'], // uk.com (private section)
+    ['www.example.ck', 'www.example.ck'], // example.ck: *.ck makes example.ck a suffix
+  ])('%s → %s (Public Suffix List)', (host, expected) => {
+    expect(registrableDomain(host)).toBe(expected);
+  });
+
+  it('keeps the answers the subset already had right for hosting platforms and country levels', () => {
+    expect(registrableDomain('foo.github.io')).toBe('foo.github.io');
+    expect(registrableDomain('github.io')).toBe('github.io');
+    expect(registrableDomain('a.b.co.uk')).toBe('b.co.uk');
+    expect(registrableDomain('x.s3.amazonaws.com')).toBe('x.s3.amazonaws.com');
+    expect(registrableDomain('my_host.example.com')).toBe('example.com');
+  });
 });
 
 describe('parseUserUrl', () => {
