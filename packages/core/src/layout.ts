@@ -27,6 +27,10 @@ export class DataLayout {
   get contentDedupDir(): string {
     return join(this.system, 'dedup', 'content');
   }
+  /** The content fingerprints of one dedup kind: sha256 in `dedup/content`, any other in `dedup/content-{kind}`. */
+  contentDedupDirOf(kind: string): string {
+    return kind === 'sha256' ? this.contentDedupDir : `${this.contentDedupDir}-${kind}`;
+  }
   indexDir(prefix: string, catalogId: string): string {
     return join(this.user, 'index', `${prefix}-${catalogId}`);
   }

@@ -1,5 +1,6 @@
 import { ConfigError, StageError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { Registry } from '../registry.js';
 import type { AcceptorContext, AcceptorFactory, Candidate, UrlPathAcceptor, Verdict } from './acceptor.js';
 import { assetCheck } from './asset-check.js';
 import { maxDepth } from './depth.js';
@@ -23,6 +24,13 @@ export type AcceptorName = keyof typeof acceptorFactories;
 
 /** The acceptor names in chain order. */
 export const acceptorNames: readonly AcceptorName[] = Object.freeze(Object.keys(acceptorFactories) as AcceptorName[]);
+
+/**
+ * The open registry of acceptors a catalog names in `acceptors`: the six built-in ones, then any a library user
+ * registers (`acceptorRegistry.register('my-rule', (ctx) => acceptor)`). Registered acceptors run after the built-in
+ * ones, in the order the catalog names them.
+ */
+export const acceptorRegistry = new Registry<AcceptorFactory>('acceptors', acceptorFactories);
 
 /** The acceptors that are always in a chain. */
 export const mandatoryAcceptors: readonly AcceptorName[] = Object.freeze(['domain-scope', 'start-url-prefix']);
@@ -111,11 +119,13 @@ export function createAcceptorChain(
 ): AcceptorChain {
   const wanted = new Set<string>(names ?? acceptorNames);
   for (const n of wanted) {
-    if (!Object.hasOwn(acceptorFactories, n)) {
-      throw new ConfigError('acceptors', `unknown acceptor "${n}"`, `use any of: ${acceptorNames.join(', ')}`);
+    if (!acceptorRegistry.has(n)) {
+      throw new ConfigError('acceptors', `unknown acceptor "${n}"`, `use any of: ${acceptorRegistry.names().join(', ')}`);
     }
   }
   for (const m of mandatoryAcceptors) wanted.add(m);
-  const acceptors = acceptorNames.filter((n) => wanted.has(n)).map((n) => acceptorFactories[n](ctx));
+  const builtIn = acceptorNames.filter((n) => wanted.has(n));
+  const added = [...wanted].filter((n) => !(acceptorNames as readonly string[]).includes(n));
+  const acceptors = [...builtIn, ...added].map((n) => acceptorRegistry.get(n)(ctx));
   return new AcceptorChain(acceptors, options);
 }

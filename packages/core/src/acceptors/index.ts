@@ -4,6 +4,7 @@ export {
   type AcceptorChainOptions,
   type AcceptorName,
   acceptorFactories,
+  acceptorRegistry,
   acceptorNames,
   createAcceptorChain,
   mandatoryAcceptors,

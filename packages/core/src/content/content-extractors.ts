@@ -2,6 +2,7 @@ import { ConfigError } from '../errors.js';
 import type { ContentExtractor } from './content-extractor.js';
 import { HtmlContentExtractor } from './html-content-extractor.js';
 import { ReadabilityContentExtractor } from './readability-extractor.js';
+import { Registry } from '../registry.js';
 
 /** Content extractors by name: `html` (the default, one SAX pass) and `readability` (Mozilla Readability on linkedom). */
 export const contentExtractors = {
@@ -11,15 +12,26 @@ export const contentExtractors = {
 
 export type ContentExtractorName = keyof typeof contentExtractors;
 
+/**
+ * The open registry of content extractors a catalog names in `contentExtractor`. The built-in ones run on the
+ * extraction worker threads (each thread builds its own); one a library user registers runs on the calling thread,
+ * since a worker thread cannot see what was registered after it loaded.
+ */
+export const contentExtractorRegistry = new Registry<() => ContentExtractor>('contentExtractor', contentExtractors);
+
+/** Whether a content extractor name is a built-in one (available on the worker threads). */
+export function isBuiltInContentExtractor(name: string): name is ContentExtractorName {
+  return Object.hasOwn(contentExtractors, name);
+}
+
 /** Build a content extractor by name; an unknown name throws ConfigError listing the known ones. */
 export function createContentExtractor(name: string): ContentExtractor {
-  const factory = (contentExtractors as Record<string, (() => ContentExtractor) | undefined>)[name];
-  if (!Object.hasOwn(contentExtractors, name) || !factory) {
+  if (!contentExtractorRegistry.has(name)) {
     throw new ConfigError(
       'contentExtractor',
       `unknown content extractor "${name}"`,
-      `use one of: ${Object.keys(contentExtractors).join(', ')}`,
+      `use one of: ${contentExtractorRegistry.names().join(', ')}`,
     );
   }
-  return factory();
+  return contentExtractorRegistry.get(name)();
 }

@@ -1,5 +1,11 @@
 export type * from './content-extractor.js';
-export { type ContentExtractorName, contentExtractors, createContentExtractor } from './content-extractors.js';
+export {
+  type ContentExtractorName,
+  contentExtractorRegistry,
+  contentExtractors,
+  createContentExtractor,
+  isBuiltInContentExtractor,
+} from './content-extractors.js';
 export { type ExtractCallOptions, ExtractPool, type ExtractPoolOptions } from './extract-pool.js';
 export { contentFromScan, HtmlContentExtractor, type HtmlContentExtractorOptions } from './html-content-extractor.js';
 export {

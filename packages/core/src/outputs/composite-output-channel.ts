@@ -11,10 +11,15 @@ export interface ChannelStats {
 
 const ORDER: OutputLayer[] = ['file', 'index', 'vector'];
 
+function isLayer(name: string): name is OutputLayer {
+  return (ORDER as string[]).includes(name);
+}
+
 /**
- * Runs the channels in the fixed order file → index → vector. The file layer must succeed (its failure is the
- * page's failure); an index or vector failure is counted, logged and reported at the end, and never fails the crawl,
- * because what it missed can be replayed from the files.
+ * Runs the channels in the fixed order file → index → vector, then the extra channels in the order given. The file
+ * layer must succeed (its failure is the page's failure); any other failure is counted, logged and reported at the
+ * end, and never fails the crawl, because what it missed can be replayed from the files. Only the built-in layers
+ * report durability later than write() (extra channels are done when write() returns).
  */
 export class CompositeOutputChannel {
   readonly channels: OutputChannel[];
@@ -24,12 +29,19 @@ export class CompositeOutputChannel {
   constructor(channels: OutputChannel[], log: Logger) {
     const byLayer = new Map(channels.map((c) => [c.layer, c]));
     if (!byLayer.has('file')) throw new StageError('output', 'the file channel is always on and must be configured');
-    this.channels = ORDER.flatMap((layer) => (byLayer.has(layer) ? [byLayer.get(layer) as OutputChannel] : []));
+    if (byLayer.size !== channels.length) {
+      throw new StageError('output', `two output channels share a layer name: ${channels.map((c) => c.layer).join(', ')}`);
+    }
+    const extras = channels.filter((c) => !isLayer(c.layer));
+    this.channels = [
+      ...ORDER.flatMap((layer) => (byLayer.has(layer) ? [byLayer.get(layer) as OutputChannel] : [])),
+      ...extras,
+    ];
     for (const c of this.channels) this.#errors[c.layer] = { written: 0, failed: 0 };
     this.#log = log;
   }
 
-  get layers(): OutputLayer[] {
+  get layers(): string[] {
     return this.channels.map((c) => c.layer);
   }
 
@@ -68,12 +80,15 @@ export class CompositeOutputChannel {
 
   /** Told when a later-writing layer (index, vector) made a page durable or failed it. */
   onDurable(listener: (layer: OutputLayer, resourceId: string, ok: boolean) => void): void {
-    for (const channel of this.channels) channel.setDurableListener?.((id, ok) => listener(channel.layer, id, ok));
+    for (const channel of this.channels) {
+      const layer = channel.layer;
+      if (isLayer(layer)) channel.setDurableListener?.((id, ok) => listener(layer, id, ok));
+    }
   }
 
   /** The layers that report durability later than write() (see OutputChannel.setDurableListener). */
   get deferredLayers(): OutputLayer[] {
-    return this.channels.filter((c) => c.setDurableListener !== undefined).map((c) => c.layer);
+    return this.channels.flatMap((c) => (c.setDurableListener !== undefined && isLayer(c.layer) ? [c.layer] : []));
   }
 
   /** The channel of one layer (replay and repair write to one layer only). */

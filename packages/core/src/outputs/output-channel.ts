@@ -21,11 +21,12 @@ export interface CrawledPage {
 }
 
 /**
- * One output layer. The composite runs file → index → vector in that order; a failing index or vector
- * channel is counted and reported, never fails the crawl.
+ * One output layer. The composite runs file → index → vector in that order, then any other channel (a library
+ * user's, named by its own `layer`); a failing channel other than file is counted and reported, never fails the crawl.
  */
 export interface OutputChannel {
-  readonly layer: OutputLayer;
+  /** `file`, `index`, `vector`, or the name of an extra channel. */
+  readonly layer: OutputLayer | (string & {});
   /** Write one page (channels may buffer; flush() makes it durable). */
   write(page: CrawledPage): Promise<void>;
   /** Make everything written so far durable and searchable. */

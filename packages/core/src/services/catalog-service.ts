@@ -5,13 +5,22 @@ import { ConfigError, CrawlerError } from '../errors.js';
 import { ids, isUuid } from '../ids.js';
 import type { Catalog, CatalogSettings } from '../model.js';
 import type { CatalogStore } from '../storage/record-store.js';
+import { normalizeUrl } from '../url/normalize.js';
 import { parseUserUrl } from '../url/parse-user-url.js';
+import type { AdminWriter } from './admin-writer.js';
+import { registries } from '../compose/registries.js';
 
 /** How a command names a catalog: exactly one of id, name or url. */
 export interface CatalogRef {
   id?: string | undefined;
   name?: string | undefined;
   url?: string | undefined;
+}
+
+/** What a crawl verb names: a catalog, and for `crawl` what a new one is made of. */
+export interface CatalogRequest extends CatalogRef {
+  startUrl?: string | undefined;
+  settings?: Partial<CatalogSettings> | undefined;
 }
 
 export interface CatalogDefinition {
@@ -21,12 +30,17 @@ export interface CatalogDefinition {
   settings?: Partial<CatalogSettings> | undefined;
 }
 
-/** Catalogs as first-class objects: create, update, resolve, list, delete the definition. */
+/**
+ * Catalogs as first-class objects: create, update, resolve, list, delete the definition. Reads go to the catalog
+ * store; every write goes through the administrative writer.
+ */
 export class CatalogService {
   readonly #store: CatalogStore;
+  readonly #writer: AdminWriter;
 
-  constructor(store: CatalogStore) {
+  constructor(store: CatalogStore, writer: AdminWriter) {
     this.#store = store;
+    this.#writer = writer;
   }
 
   /** Validate a definition into a catalog (not stored). */
@@ -56,6 +70,7 @@ export class CatalogService {
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,
     };
+    assertComponentNames(settings);
     const verdict = startUrlPrefix({ catalog }).check({ url: startUrl, depth: 0 }) as Verdict;
     if (!verdict.accept) {
       throw new ConfigError(
@@ -78,8 +93,7 @@ export class CatalogService {
         fix: 'pick another --name, or name the existing one with --name to crawl it again',
       });
     }
-    await this.#store.create(catalog);
-    return catalog;
+    return this.#writer.createCatalog(catalog);
   }
 
   async update(id: string, def: Partial<CatalogDefinition>): Promise<Catalog> {
@@ -100,13 +114,59 @@ export class CatalogService {
           fix: 'pick another --name',
         });
     }
-    await this.#store.update(catalog);
-    return catalog;
+    return this.#writer.saveCatalog(catalog);
   }
 
-  /** Save state changes of a catalog (versions, running state). */
+  /**
+   * The catalog a `crawl` names, created from `url` when none has it; settings given are stored on it.
+   * @throws CrawlerError CONFLICT when `name` has another url, BAD_INPUT when nothing names a catalog
+   */
+  async resolve(req: CatalogRequest): Promise<{ catalog: Catalog; created: boolean }> {
+    if (req.id) return { catalog: await this.#applySettings(await this.get({ id: req.id }), req), created: false };
+    if (req.name) {
+      const byName = await this.find({ name: req.name });
+      if (byName) {
+        if (req.url && normalizeUrl(req.url) !== byName.url) {
+          throw new CrawlerError('CONFLICT', `catalog "${req.name}" has url ${byName.url}, not ${req.url}`, {
+            fix: 'drop --url to crawl it, or choose another --name for a new catalog',
+          });
+        }
+        return { catalog: await this.#applySettings(byName, req), created: false };
+      }
+      if (!req.url) return { catalog: await this.get({ name: req.name }), created: false };
+    }
+    if (!req.url) {
+      throw new CrawlerError('BAD_INPUT', 'no catalog named', {
+        fix: 'give --url <site> (creates it) or --id / --name of an existing catalog',
+      });
+    }
+    if (!req.name) {
+      const byUrl = await this.find({ url: req.url });
+      if (byUrl) {
+        if (req.startUrl && normalizeUrl(req.startUrl) !== byUrl.startUrl) {
+          return { catalog: await this.update(byUrl.id, { startUrl: req.startUrl, settings: req.settings }), created: false };
+        }
+        return { catalog: await this.#applySettings(byUrl, req), created: false };
+      }
+    }
+    const catalog = await this.create({ url: req.url, startUrl: req.startUrl, name: req.name, settings: req.settings });
+    return { catalog, created: true };
+  }
+
+  /** The catalog a verb other than `crawl` names (it must exist); settings given are stored on it. */
+  async existing(req: CatalogRequest): Promise<{ catalog: Catalog; created: false }> {
+    const catalog = await this.get({ id: req.id, name: req.name, url: req.id || req.name ? undefined : req.url });
+    return { catalog: await this.#applySettings(catalog, req), created: false };
+  }
+
+  async #applySettings(catalog: Catalog, req: CatalogRequest): Promise<Catalog> {
+    if (!req.settings || Object.values(req.settings).every((v) => v === undefined)) return catalog;
+    return this.update(catalog.id, { settings: req.settings });
+  }
+
+  /** Store a catalog row as it is (its versions or running state), through the administrative writer. */
   async save(catalog: Catalog): Promise<void> {
-    await this.#store.update({ ...catalog, updatedAt: new Date().toISOString() });
+    await this.#writer.saveCatalog(catalog);
   }
 
   /** Find by id, name or url; throws NOT_FOUND naming what was asked. */
@@ -152,6 +212,14 @@ export class CatalogService {
   }
 
   async delete(id: string): Promise<boolean> {
-    return this.#store.delete(id);
+    return this.#writer.deleteCatalog(id);
   }
+}
+
+/** The components a catalog names must be registered. @throws ConfigError naming the field and the known names */
+function assertComponentNames(settings: CatalogSettings): void {
+  registries.fetcher.assert(settings.fetcher);
+  registries.contentExtractor.assert(settings.contentExtractor);
+  for (const name of settings.acceptors) registries.acceptors.assert(name);
+  if (settings.contentDedup) registries.contentDedup.assert(settings.contentDedup);
 }

@@ -1,21 +1,25 @@
-import { ExtractPool } from '../content/extract-pool.js';
 import { reportStamp } from '../engine/run-report.js';
 import { ConfigError, CrawlerError, errorMessage } from '../errors.js';
 import type { Extractor } from '../fetch/extractor.js';
-import { HttpExtractor, isMarkupType } from '../fetch/http-extractor.js';
-import { HostPoliteness } from '../fetch/politeness.js';
-import { withRetry } from '../fetch/with-retry.js';
+import { isMarkupType } from '../fetch/http-extractor.js';
 import { sha256Hex } from '../ids.js';
 import { keys } from '../layout.js';
 import type { Catalog, ImageRow, OutputLayer, ResourceRow } from '../model.js';
 import { IndexOutputChannel } from '../outputs/index-output-channel.js';
 import type { CrawledPage } from '../outputs/output-channel.js';
-import { VectorOutputChannel } from '../outputs/vector-output-channel.js';
-import { chunkText } from '../vector/chunking.js';
-import type { CatalogRef } from './catalog-service.js';
-import type { Greenfinger } from './greenfinger.js';
-import { RunLock } from './run-lock.js';
-import { assertNotCrawling } from './version-service.js';
+import type { VectorOutputChannel } from '../outputs/vector-output-channel.js';
+import type { CatalogRef, CatalogService } from './catalog-service.js';
+import type { ComponentFactory } from '../compose/component-factory.js';
+import type { RunContext } from '../compose/components.js';
+import { optimizeVersion } from './optimize-version.js';
+import {
+  assembleExtract,
+  assembleFetchers,
+  assemblePoliteness,
+  openExtractPool,
+  vectorOutput,
+} from '../compose/run-assembly.js';
+import { assertNotRunning } from './version-service.js';
 
 export type ReplayLayer = OutputLayer;
 const REPLAY_ORDER: readonly ReplayLayer[] = ['file', 'index', 'vector'];
@@ -75,18 +79,19 @@ const MAX_FAILURES_LISTED = 20;
  * Every write is keyed by the same deterministic ids, so replaying twice changes nothing.
  */
 export class ReplayService {
-  readonly #gf: Greenfinger;
+  readonly #gf: ComponentFactory;
+  readonly #catalogs: () => Promise<CatalogService>;
 
-  constructor(gf: Greenfinger) {
-    this.#gf = gf;
+  constructor(factory: ComponentFactory, catalogs: () => Promise<CatalogService>) {
+    this.#gf = factory;
+    this.#catalogs = catalogs;
   }
 
   async replay(ref: CatalogRef, options: ReplayOptions): Promise<ReplayReport> {
     const gf = this.#gf;
     const started = new Date();
     const layers = normalizeLayers(options.layers);
-    const catalogs = await gf.catalogs();
-    const catalog = await catalogs.get(ref);
+    const catalog = await (await this.#catalogs()).get(ref);
     const version = options.version ?? (catalog.searchVersion >= 0 ? catalog.searchVersion : catalog.indexVersion);
     const db = await gf.database();
     const versions = await db.resources.versions(catalog.id);
@@ -97,8 +102,8 @@ export class ReplayService {
           : 'crawl it first: replay rebuilds from what a crawl stored',
       });
     }
-    await assertNotCrawling(gf, catalog);
-    const lock = await RunLock.acquire(gf.layout.system, catalog.id);
+    await assertNotRunning(gf, catalog);
+    const handle = await gf.runs.acquire(catalog.id, 'replay');
     const report: ReplayReport = {
       catalogId: catalog.id,
       catalog: catalog.name,
@@ -114,7 +119,7 @@ export class ReplayService {
       if (layers.includes('file')) report.layers.file = await this.#files(catalog, version, report, options);
       const rebuild = layers.filter((l): l is 'index' | 'vector' => l !== 'file');
       if (rebuild.length > 0) Object.assign(report.layers, await this.#rebuild(catalog, version, rebuild, options));
-      report.republished = await this.#republish(catalog, version);
+      report.republished = await gf.writer.restorePublished(catalog.id, version);
       const ended = new Date();
       report.endedAt = ended.toISOString();
       report.elapsedMs = ended.getTime() - started.getTime();
@@ -123,7 +128,7 @@ export class ReplayService {
       gf.log.info({ catalogId: catalog.id, version, layers, requests: report.requests }, 'replay done');
       return report;
     } finally {
-      await lock.release();
+      await handle.release();
     }
   }
 
@@ -165,24 +170,13 @@ export class ReplayService {
     }
     if (missing.length === 0 && missingImages.length === 0) return { pages, images, failures };
 
-    const counted = (e: Extractor): Extractor => ({
-      name: e.name,
-      fetch: (url, o) => {
-        report.requests++;
-        return e.fetch(url, o);
-      },
-      close: () => e.close(),
-    });
-    const connections = Math.max(s.hostConcurrency, 2);
-    const pageHttp = new HttpExtractor({
-      settings: { ...gf.settings, maxRedirects: 0 },
-      connectionsPerOrigin: connections,
-    });
-    const imageHttp = new HttpExtractor({ settings: gf.settings, connectionsPerOrigin: connections });
-    const pageFetcher = withRetry(counted(pageHttp), { retries: s.maxRetries });
-    const imageFetcher = withRetry(counted(imageHttp), { retries: s.maxRetries });
-    const politeness = new HostPoliteness({ maxPerHost: s.hostConcurrency, minIntervalMs: s.intervalMs });
-    const pool = new ExtractPool({ workers: 0 });
+    const ctx: RunContext = { settings: gf.settings, layout: gf.layout, log: gf.log, catalog, version, action: 'replay' };
+    const fetchers = assembleFetchers(gf, ctx);
+    const pageFetcher = counted(fetchers.page, report);
+    const imageFetcher = counted(fetchers.image, report);
+    const politeness = assemblePoliteness(gf, ctx);
+    const pool = openExtractPool(gf, { inline: true });
+    const extract = assembleExtract(gf, catalog, pool);
     const polite = async <T>(url: string, work: () => Promise<T>): Promise<T> => {
       const release = await politeness.acquire(new URL(url).host);
       try {
@@ -201,7 +195,7 @@ export class ReplayService {
             fail(row.url, `HTTP ${result.status} ${result.contentType.split(';')[0] ?? ''}`.trim());
             return;
           }
-          const content = await pool.extract(result.text, row.url);
+          const content = await extract(result.text, row.url, result.contentType);
           const contentHash = sha256Hex(content.text);
           if (contentHash === row.contentHash) {
             if (html) await gf.blobs.put(row.htmlPath, result.body);
@@ -256,10 +250,8 @@ export class ReplayService {
         }
       });
     } finally {
-      politeness.close();
       await pool.close();
-      await pageFetcher.close();
-      await imageFetcher.close();
+      await fetchers.close();
     }
     options.onProgress?.({ layer: 'file', done: total, total });
     return { pages, images, failures };
@@ -280,17 +272,7 @@ export class ReplayService {
     // Written and optimized off the event loop, as a crawl does (an API server keeps answering meanwhile).
     const writer = layers.includes('index') ? gf.indexWriter() : undefined;
     if (writer) index = new IndexOutputChannel(writer);
-    if (layers.includes('vector')) {
-      const { settings } = gf;
-      vector = new VectorOutputChannel(await gf.embedding(), await gf.vectors(), {
-        chunk: (text) =>
-          chunkText(text, {
-            chunkSize: settings.chunkSize,
-            overlap: settings.chunkOverlap,
-            maxChunks: settings.maxChunks,
-          }),
-      });
-    }
+    if (layers.includes('vector')) vector = vectorOutput(gf, await gf.embedding(), await gf.vectors());
     const channels = [index, vector].filter((c): c is IndexOutputChannel | VectorOutputChannel => c !== undefined);
     let missingText = 0;
     let done = 0;
@@ -316,19 +298,11 @@ export class ReplayService {
       } finally {
         for (const channel of channels) await channel.close();
       }
-      // What a publish does: the version's champion lists and word pairs, and its whole approximate vector index,
-      // so a rebuilt version searches as fast as a crawled one. Search is exact without them: not fatal.
-      if (writer) {
-        const stats = await writer.optimize?.(catalog.id, version).catch((err: unknown) => {
-          gf.log.warn({ catalogId: catalog.id, version, err }, 'could not optimize the full-text index');
-        });
-        if (stats) gf.log.debug({ catalogId: catalog.id, version, stats }, 'full-text index optimized');
-      }
-      if (vector) {
-        await (await gf.vectors()).optimize?.(catalog.id, version).catch((err: unknown) => {
-          gf.log.warn({ catalogId: catalog.id, version, err }, 'could not finish the approximate vector index');
-        });
-      }
+      // What a publish does, so a rebuilt version searches as fast as a crawled one.
+      await optimizeVersion(gf.log, catalog.id, version, {
+        index: writer,
+        vectors: vector ? await gf.vectors() : undefined,
+      });
     } finally {
       if (writer && writer !== gf.index()) await writer.close();
     }
@@ -350,21 +324,18 @@ export class ReplayService {
     return out;
   }
 
-  /**
-   * After replaying the served version, or when catalogs.json lacks the catalog (user/index deleted), write its
-   * entry again from the catalog row, so search answers. The served version only ever moves forward.
-   */
-  async #republish(catalog: Catalog, version: number): Promise<boolean> {
-    const gf = this.#gf;
-    const latest = (await (await gf.catalogs()).find({ id: catalog.id })) ?? catalog;
-    const entry = (await gf.published.list()).find((c) => c.catalogId === latest.id);
-    const searchVersion = Math.max(latest.searchVersion, entry?.searchVersion ?? -1);
-    if (searchVersion < 0) return false;
-    if (entry && version !== searchVersion) return false;
-    const versions = await (await gf.database()).resources.versions(latest.id);
-    await gf.published.publish({ catalogId: latest.id, name: latest.name, url: latest.url, searchVersion, versions });
-    return true;
-  }
+}
+
+/** An extractor that counts its requests into the report. */
+function counted(e: Extractor, report: ReplayReport): Extractor {
+  return {
+    name: e.name,
+    fetch: (url, o) => {
+      report.requests++;
+      return e.fetch(url, o);
+    },
+    close: () => e.close(),
+  };
 }
 
 function emptyCounts(): FileReplayCounts {

@@ -1,7 +1,7 @@
 import { CrawlerError } from '../errors.js';
 import type { PublishedCatalog } from '../index/catalog-registry.js';
 import { VectorSearcher } from '../vector/vector-searcher.js';
-import type { Greenfinger } from './greenfinger.js';
+import type { ComponentFactory } from '../compose/component-factory.js';
 
 export type SearchMode = 'words' | 'meaning';
 
@@ -43,8 +43,8 @@ export interface SearchResponse {
  * the full-text index, meaning from the text vectors.
  */
 export class SearchService {
-  readonly #gf: Greenfinger;
-  constructor(gf: Greenfinger) {
+  readonly #gf: ComponentFactory;
+  constructor(gf: ComponentFactory) {
     this.#gf = gf;
   }
 

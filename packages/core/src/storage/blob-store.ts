@@ -1,3 +1,5 @@
+import type { SharedThread } from '../worker-entry.js';
+
 /**
  * BlobStore: the file layer's bytes, addressed by keys relative to `user/`
  * (e.g. `assets/{catalogId}/v{n}/pages/ab/cd/{id}.html`). Keys are the same locally and in an object store.
@@ -13,5 +15,11 @@ export interface BlobStore {
   /** Remove everything under a prefix; returns what it removed. */
   deletePrefix(prefix: string): Promise<{ objects: number; bytes: number }>;
   list(prefix: string): AsyncIterable<string>;
+  /**
+   * The store a crawl writes its files through, when the family has a faster writer for bulk writes (the local
+   * store writes on a worker thread, on `thread` when one is lent). Absent: the crawl writes through the store
+   * itself. Close what it returns.
+   */
+  openWriter?(options: { thread?: SharedThread | undefined }): BlobStore;
   close(): Promise<void>;
 }

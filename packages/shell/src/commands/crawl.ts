@@ -74,7 +74,8 @@ export function crawlCommand(program: Command, io: Io, setCode: (code: number) =
         'after',
         `\n${help}\nA run that ends normally (frontier drained, --max-pages or --duration reached) publishes its version;\n` +
           'Ctrl-C (or `greenfinger pause`) stops gracefully and publishes nothing — continue with resume.\n' +
-          'Exit code 1 when nothing was saved, 2 for wrong use, 130 after Ctrl-C.\n\nExamples:\n' +
+          'Exit code 1 when nothing was saved (0 for an update or merge that found nothing changed), 2 for wrong use,\n' +
+          '130 after Ctrl-C.\n\nExamples:\n' +
           example,
       )
       .action(async (opts: CrawlOptions) => {
@@ -139,6 +140,10 @@ async function runCrawl(action: CrawlVerb, opts: CrawlOptions, io: Io): Promise<
     else io.out(formatSummary(report));
     if (controller.signal.aborted) return EXIT.interrupted;
     if (report.produced.saved > 0) return EXIT.ok;
+    if (nothingChanged(report)) {
+      if (!opts.json) io.err(`${report.ending.note}\n`);
+      return EXIT.ok;
+    }
     io.err(`greenfinger: ${explainNothingSaved(report)}\n`);
     return EXIT.failed;
   } catch (err) {
@@ -149,4 +154,9 @@ async function runCrawl(action: CrawlVerb, opts: CrawlOptions, io: Io): Promise<
     process.off('SIGTERM', onSignal);
     await gf?.close();
   }
+}
+
+/** An update or merge that ended normally and found nothing new or changed: a success, not a failure. */
+function nothingChanged(report: RunReport): boolean {
+  return report.ending.published && (report.action === 'update' || report.action === 'merge');
 }

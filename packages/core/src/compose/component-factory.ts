@@ -1,0 +1,183 @@
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Settings } from '../config.js';
+import { LevelUrlFilter } from '../dedup/level-url-filter.js';
+import type { ContentDedupFilter, ExistingUrlPathFilter } from '../dedup/url-filter.js';
+import { createEmbeddingClient } from '../embeddings/create-embedding-client.js';
+import type { EmbeddingClient } from '../embeddings/embedding-client.js';
+import { PublishedCatalogs } from '../index/catalog-registry.js';
+import type { SearchIndex } from '../index/search-index.js';
+import { SqliteFtsIndex } from '../index/sqlite-fts-index.js';
+import { DataLayout } from '../layout.js';
+import type { BlobStore } from '../storage/blob-store.js';
+import { createRecordDatabase } from '../storage/create-record-database.js';
+import { LocalBlobStore } from '../storage/local-blob-store.js';
+import type { RecordDatabase } from '../storage/record-store.js';
+import { SqliteVecFamily } from '../vector/sqlite-vec-family.js';
+import type { VectorStore, VectorStoreFamily } from '../vector/vector-store.js';
+import type { SharedThread } from '../worker-entry.js';
+import { type AdminWriter, LocalAdminWriter } from '../services/admin-writer.js';
+import { type GreenfingerComponents, type NodeContext, resolvePart } from './components.js';
+import { contentDedupRegistry } from './registries.js';
+import { LocalRunRegistry, type RunRegistry } from '../services/run-registry.js';
+
+/**
+ * The one composition point: every store and stage of the crawler is built here and nowhere else, from a part given
+ * in `components` when there is one and from the embedded default otherwise. Node-wide stores open lazily and
+ * once; the parts of one run are assembled by `RunAssembly` (run-assembly.ts) from this factory.
+ */
+export class ComponentFactory implements NodeContext {
+  readonly settings: Readonly<Settings>;
+  readonly layout: DataLayout;
+  readonly log: Logger;
+  readonly components: GreenfingerComponents;
+  readonly blobs: BlobStore;
+  /** What search may read: each catalog and its published version (user/index/catalogs.json). */
+  readonly published: PublishedCatalogs;
+  readonly runs: RunRegistry;
+  readonly writer: AdminWriter;
+  #db: Promise<RecordDatabase> | undefined;
+  #index: SearchIndex | undefined;
+  #embedding: Promise<EmbeddingClient> | undefined;
+  #vectorFamily: VectorStoreFamily | undefined;
+  #urlFilter: Promise<ExistingUrlPathFilter> | undefined;
+  readonly #contentDedup = new Map<string, Promise<ContentDedupFilter>>();
+
+  constructor(settings: Readonly<Settings>, log: Logger, components: GreenfingerComponents = {}) {
+    this.settings = settings;
+    this.layout = new DataLayout(settings.dataStore);
+    this.log = log;
+    this.components = components;
+    this.blobs = components.blobStore ? resolvePart(components.blobStore, this) : new LocalBlobStore(this.layout.user);
+    this.published = new PublishedCatalogs(this.layout.indexRoot);
+    this.runs = components.runRegistry?.(this) ?? new LocalRunRegistry(this.layout.system);
+    const ctx = { ...this.#node(), database: () => this.database() };
+    this.writer = components.adminWriter?.(ctx) ?? new LocalAdminWriter(this);
+  }
+
+  #node(): NodeContext {
+    return { settings: this.settings, layout: this.layout, log: this.log };
+  }
+
+  /** CatalogStore + ResourceRecordStore (opened and migrated on first use). */
+  database(): Promise<RecordDatabase> {
+    this.#db ??= this.#openDatabase();
+    return this.#db;
+  }
+
+  async #openDatabase(): Promise<RecordDatabase> {
+    const c = this.components;
+    const db = c.recordDatabase
+      ? await resolvePart(c.recordDatabase, this.#node())
+      : await createRecordDatabase({ databaseUrl: this.settings.databaseUrl, sqliteFile: this.layout.sqliteFile });
+    if (!c.catalogStore && !c.resourceRecordStore) return db;
+    return {
+      kind: db.kind,
+      catalogs: c.catalogStore ? resolvePart(c.catalogStore, this.#node()) : db.catalogs,
+      resources: c.resourceRecordStore ? resolvePart(c.resourceRecordStore, this.#node()) : db.resources,
+      migrate: () => db.migrate(),
+      close: () => db.close(),
+    };
+  }
+
+  /** The full-text index search reads (Searcher + IndexAdmin). */
+  index(): SearchIndex {
+    this.#index ??= this.components.searchIndex
+      ? resolvePart(this.components.searchIndex, this.#node())
+      : new SqliteFtsIndex({
+          root: this.layout.indexRoot,
+          prefix: this.settings.indexPrefix,
+          championMinDf: this.settings.championMinDf,
+          championSize: this.settings.championSize,
+          pairsMinDocs: this.settings.pairsMinDocs,
+        });
+    return this.#index;
+  }
+
+  /**
+   * The index a crawl or a replay writes through: the family's own writer when it has one (the embedded index is
+   * written off the event loop, on `thread` when one is lent), the index itself otherwise. Close it when it is not
+   * `index()`.
+   */
+  indexWriter(thread?: SharedThread): SearchIndex {
+    const index = this.index();
+    return index.openWriter?.({ thread }) ?? index;
+  }
+
+  /** The text embedding client (loaded on first use, off the event loop). */
+  embedding(): Promise<EmbeddingClient> {
+    this.#embedding ??= this.components.embeddingClient
+      ? Promise.resolve(resolvePart(this.components.embeddingClient, this.#node()))
+      : createEmbeddingClient(this.settings);
+    return this.#embedding;
+  }
+
+  /** The vector store family: one collection per embedding width, and erase/purge/stats across all of them. */
+  vectorFamily(): VectorStoreFamily {
+    this.#vectorFamily ??= this.components.vectorStores
+      ? resolvePart(this.components.vectorStores, this.#node())
+      : new SqliteVecFamily({
+          root: join(this.layout.user, 'vector'),
+          collection: this.settings.vectorCollection,
+          annMinPoints: this.settings.annMinPoints,
+        });
+    return this.#vectorFamily;
+  }
+
+  /** The text vector collection of the embedding client's width. */
+  async vectors(): Promise<VectorStore> {
+    return this.vectorFamily().open((await this.embedding()).dims);
+  }
+
+  /** ExistingUrlPathFilter, shared by every catalog of the data store. */
+  urlFilter(): Promise<ExistingUrlPathFilter> {
+    if (!this.#urlFilter) {
+      const open = this.components.urlFilter
+        ? Promise.resolve(resolvePart(this.components.urlFilter, this.#node()))
+        : LevelUrlFilter.open(this.layout.urlDedupDir);
+      // A store another process holds open (its LevelDB lock) is tried again on next use.
+      open.catch(() => {
+        if (this.#urlFilter === open) this.#urlFilter = undefined;
+      });
+      this.#urlFilter = open;
+    }
+    return this.#urlFilter;
+  }
+
+  /** The ContentDedupFilter a catalog names (empty: GF_CONTENT_DEDUP), opened once per name. */
+  contentDedup(name: string): Promise<ContentDedupFilter> {
+    const key = this.components.contentDedup ? '(component)' : name || this.settings.contentDedup;
+    let open = this.#contentDedup.get(key);
+    if (!open) {
+      open = this.components.contentDedup
+        ? Promise.resolve(resolvePart(this.components.contentDedup, this.#node()))
+        : contentDedupRegistry.get(key)(this.#node());
+      const opened = open;
+      opened.catch(() => {
+        if (this.#contentDedup.get(key) === opened) this.#contentDedup.delete(key);
+      });
+      this.#contentDedup.set(key, opened);
+    }
+    return open;
+  }
+
+  /**
+   * Close the url filter and the content dedup filters (their LevelDB locks), so another process or a delete can
+   * open them; they reopen on next use. Refused while this process crawls.
+   */
+  async releaseDedup(): Promise<void> {
+    const filters = [this.#urlFilter, ...this.#contentDedup.values()];
+    this.#urlFilter = undefined;
+    this.#contentDedup.clear();
+    for (const f of filters) if (f) await (await f.catch(() => undefined))?.close();
+  }
+
+  async close(): Promise<void> {
+    await this.releaseDedup();
+    if (this.#vectorFamily) await this.#vectorFamily.close();
+    if (this.#embedding) await (await this.#embedding).close();
+    if (this.#index) await this.#index.close();
+    if (this.#db) await (await this.#db).close();
+    await this.blobs.close();
+  }
+}

@@ -1,0 +1,102 @@
+import type { Logger } from 'pino';
+import type { UrlPathAcceptor, Verdict, Candidate, AcceptorContext } from '../acceptors/acceptor.js';
+import type { Settings } from '../config.js';
+import type { ContentExtractor } from '../content/content-extractor.js';
+import type { ContentDedupFilter, ExistingUrlPathFilter } from '../dedup/url-filter.js';
+import type { EmbeddingClient } from '../embeddings/embedding-client.js';
+import type { CrawlCoordinator } from '../engine/crawl-coordinator.js';
+import type { Politeness } from '../engine/crawl-engine.js';
+import type { Extractor } from '../fetch/extractor.js';
+import type { CrawlFrontier } from '../frontier/frontier.js';
+import type { SearchIndex } from '../index/search-index.js';
+import type { DataLayout } from '../layout.js';
+import type { Catalog, CrawlAction } from '../model.js';
+import type { OutputChannel } from '../outputs/output-channel.js';
+import type { BlobStore } from '../storage/blob-store.js';
+import type { CatalogStore, RecordDatabase, ResourceRecordStore } from '../storage/record-store.js';
+import type { VectorStoreFamily } from '../vector/vector-store.js';
+import type { AdminWriter } from '../services/admin-writer.js';
+import type { RunRegistry } from '../services/run-registry.js';
+
+/** What every node-wide component is built from: the node settings, the data layout and the logger. */
+export interface NodeContext {
+  readonly settings: Readonly<Settings>;
+  readonly layout: DataLayout;
+  readonly log: Logger;
+}
+
+/** What a component of one run is built from: the node's context plus the catalog version being crawled. */
+export interface RunContext extends NodeContext {
+  readonly catalog: Catalog;
+  readonly version: number;
+  readonly action: CrawlAction;
+}
+
+/** What a fetcher is built from; `createDefault()` builds the one the catalog names, to wrap it. */
+export interface FetcherContext extends NodeContext {
+  /** Keep-alive connections per origin the run wants. */
+  readonly connectionsPerOrigin: number;
+  /** Build the fetcher the catalog names (by default `http`), for a replacement that wraps it. */
+  createDefault(): Extractor;
+}
+
+/** Something that answers whether a url may be offered to the frontier: the UrlPathAcceptor chain. */
+export interface AcceptorCheck {
+  check(candidate: Candidate): Verdict | Promise<Verdict>;
+}
+
+/** A part given as an object, or as a factory of it (called once, when the part is first needed). */
+export type Part<T, C> = T | ((ctx: C) => T);
+
+/**
+ * Seams a library user (or a test) replaces for the whole process by passing them to `Greenfinger.open({ components })`.
+ * Every one defaults to the embedded implementation built by the ComponentFactory, the one composition point; a
+ * part given here is used instead and none of its default is created. Per catalog, the fetcher, the content
+ * extractor, the acceptors and the dedup filter are chosen by name instead (see `registries`).
+ */
+export interface GreenfingerComponents {
+  /** BlobStore: the file layer (pages, article text, pictures, reports). Default: local files under user/. */
+  blobStore?: Part<BlobStore, NodeContext>;
+  /** The record database: CatalogStore + ResourceRecordStore. Default: SQLite, or PostgreSQL for DATABASE_URL. */
+  recordDatabase?: Part<RecordDatabase | Promise<RecordDatabase>, NodeContext>;
+  /** CatalogStore alone (the rest of the record database stays the default). */
+  catalogStore?: Part<CatalogStore, NodeContext>;
+  /** ResourceRecordStore alone (the rest of the record database stays the default). */
+  resourceRecordStore?: Part<ResourceRecordStore, NodeContext>;
+  /** Searcher + IndexAdmin of the full-text family. Default: embedded SQLite FTS5 under user/index. */
+  searchIndex?: Part<SearchIndex, NodeContext>;
+  /** EmbeddingClient for text vectors. Default: the local model (GF_MODEL_DIR), or the bundled fallback. */
+  embeddingClient?: Part<EmbeddingClient | Promise<EmbeddingClient>, NodeContext>;
+  /** VectorStore family (one collection per embedding width). Default: sqlite-vec under user/vector. */
+  vectorStores?: Part<VectorStoreFamily, NodeContext>;
+  /** ExistingUrlPathFilter. Default: LevelDB + Bloom filter under system/dedup/url. */
+  urlFilter?: Part<ExistingUrlPathFilter | Promise<ExistingUrlPathFilter>, NodeContext>;
+  /** ContentDedupFilter for every catalog (instead of the one its name or GF_CONTENT_DEDUP picks). */
+  contentDedup?: Part<ContentDedupFilter | Promise<ContentDedupFilter>, NodeContext>;
+  /** CrawlFrontier of one run. Default: LevelDB under system/frontier/{catalog}/v{n}. */
+  frontier?: (ctx: RunContext) => CrawlFrontier | Promise<CrawlFrontier>;
+  /** Extractor (the fetcher) for every catalog; `ctx.createDefault()` builds the one it replaces, to wrap it. */
+  fetcher?: (ctx: FetcherContext & RunContext) => Extractor;
+  /** Per-host politeness of one run. Default: HostPoliteness with the catalog's concurrency and interval. */
+  politeness?: (ctx: RunContext) => Politeness;
+  /** ContentExtractor for every catalog, run on the calling thread (the named built-ins run on worker threads). */
+  contentExtractor?: ContentExtractor;
+  /** The whole UrlPathAcceptor chain of one run (instead of the catalog's named acceptors). */
+  acceptors?: (ctx: AcceptorContext & RunContext) => AcceptorCheck;
+  /** Output channels written after file → index → vector, in this order; their failures are counted, not fatal. */
+  outputChannels?: (ctx: RunContext) => OutputChannel[];
+  /** CrawlCoordinator (next hops, and the completion check). Default: the local frontier. */
+  coordinator?: (frontier: CrawlFrontier, ctx: RunContext) => CrawlCoordinator;
+  /** The single writer of administrative writes. Default: a plain method call on this node. */
+  adminWriter?: (ctx: NodeContext & { database(): Promise<RecordDatabase> }) => AdminWriter;
+  /** What runs now, pause, stop, live counters. Default: this process plus run locks under system/locks. */
+  runRegistry?: (ctx: NodeContext) => RunRegistry;
+}
+
+/** An acceptor a catalog can name in `acceptors`; built once per run from the run's acceptor context. */
+export type NamedAcceptorFactory = (ctx: AcceptorContext) => UrlPathAcceptor;
+
+/** Resolve a Part: call a factory, or take the object as it is. */
+export function resolvePart<T, C>(part: Part<T, C>, ctx: C): T {
+  return typeof part === 'function' ? (part as (c: C) => T)(ctx) : part;
+}

@@ -1,0 +1,4 @@
+export * from './component-factory.js';
+export * from './components.js';
+export * from './registries.js';
+export * from './run-assembly.js';

@@ -1,0 +1,249 @@
+import { join } from 'node:path';
+import type { RobotsProvider } from '../acceptors/acceptor.js';
+import { createAcceptorChain } from '../acceptors/acceptor-chain.js';
+import { HttpRobotsProvider } from '../acceptors/robots.js';
+import { discoverSitemapUrls } from '../acceptors/sitemap.js';
+import type { ExtractedContent } from '../content/content-extractor.js';
+import { contentExtractorRegistry, isBuiltInContentExtractor } from '../content/content-extractors.js';
+import { ExtractPool } from '../content/extract-pool.js';
+import { type CrawlCoordinator, LocalCrawlCoordinator } from '../engine/crawl-coordinator.js';
+import type { CrawlEngineDeps, Politeness } from '../engine/crawl-engine.js';
+import { InflightStore } from '../engine/inflight-store.js';
+import { decodeBody } from '../fetch/charset.js';
+import type { Extractor } from '../fetch/extractor.js';
+import { HostPoliteness } from '../fetch/politeness.js';
+import { withRetry } from '../fetch/with-retry.js';
+import type { CrawlFrontier } from '../frontier/frontier.js';
+import { LevelFrontier } from '../frontier/level-frontier.js';
+import type { SearchIndex } from '../index/search-index.js';
+import type { Catalog, CrawlAction } from '../model.js';
+import { CompositeOutputChannel } from '../outputs/composite-output-channel.js';
+import { FileOutputChannel } from '../outputs/file-output-channel.js';
+import { IndexOutputChannel } from '../outputs/index-output-channel.js';
+import type { OutputChannel } from '../outputs/output-channel.js';
+import { VectorOutputChannel } from '../outputs/vector-output-channel.js';
+import type { BlobStore } from '../storage/blob-store.js';
+import { normalizeUrl } from '../url/normalize.js';
+import { chunkText } from '../vector/chunking.js';
+import type { VectorStore } from '../vector/vector-store.js';
+import type { ComponentFactory } from './component-factory.js';
+import type { RunContext } from './components.js';
+import { fetcherRegistry } from './registries.js';
+
+/** The fetchers of one run: pages without following redirects, pictures and robots.txt/sitemaps following them. */
+export interface RunFetchers {
+  /** Pages: a 3xx is returned as it is (its target is dispatched as a url of its own); retried when retryable. */
+  page: Extractor;
+  /** Pictures, following redirects; retried when retryable. */
+  image: Extractor;
+  /** robots.txt and sitemaps follow redirects (an http → https move must not read as "no robots.txt"). */
+  text: (url: string) => Promise<{ status: number; text: string }>;
+  close(): Promise<void>;
+}
+
+/** The fetcher the catalog names (or the component replacing it), with the retry and redirect policy of a crawl. */
+export function assembleFetchers(f: ComponentFactory, ctx: RunContext): RunFetchers {
+  const s = ctx.catalog.settings;
+  const connectionsPerOrigin = Math.max(s.hostConcurrency, 2);
+  const createDefault = () => fetcherRegistry.get(s.fetcher)({ ...ctx, connectionsPerOrigin, createDefault });
+  const base = f.components.fetcher?.({ ...ctx, connectionsPerOrigin, createDefault }) ?? createDefault();
+  return {
+    page: withRetry(noRedirects(base), { retries: s.maxRetries, retryStatuses: [429, 500, 502, 503, 504] }),
+    image: withRetry(base, { retries: s.maxRetries }),
+    text: async (url) => {
+      const r = await base.fetch(url);
+      return { status: r.status, text: r.text ?? r.body.toString('utf8') };
+    },
+    close: () => base.close(),
+  };
+}
+
+/** The content extraction worker pool of a run; `inline` extracts on the calling thread (replay). */
+export function openExtractPool(f: ComponentFactory, options: { inline?: boolean } = {}): ExtractPool {
+  return new ExtractPool({ workers: options.inline ? 0 : f.settings.workers });
+}
+
+/** Content extraction as the catalog names it: built-in extractors on the worker pool, others on this thread. */
+export function assembleExtract(
+  f: ComponentFactory,
+  catalog: Catalog,
+  pool: ExtractPool,
+): (html: string | Buffer, url: string, contentType?: string) => Promise<ExtractedContent> {
+  const name = catalog.settings.contentExtractor;
+  const own = f.components.contentExtractor ?? (isBuiltInContentExtractor(name) ? undefined : contentExtractorRegistry.get(name)());
+  if (!own) return (html, url, contentType) => pool.extract(html, url, name, { contentType });
+  return async (html, url, contentType) =>
+    own.extract(typeof html === 'string' ? html : decodeBody(html, contentType).text, url);
+}
+
+/** Everything one crawl run is built from, and the order it is closed in. */
+export interface CrawlParts {
+  frontier: CrawlFrontier;
+  deps: CrawlEngineDeps;
+  outputs: CompositeOutputChannel;
+  /** The index the run writes through (when the catalog has the index layer). */
+  indexWriter: SearchIndex | undefined;
+  vectors: VectorStore | undefined;
+  vectorChannel: VectorOutputChannel | undefined;
+  /** Which embedding model writes the vectors, for the start line. */
+  embedding: string | undefined;
+  /** Stop fetching and close the working state (fetchers, in-flight records, frontier); the outputs stay open. */
+  closeWork(drained: boolean): Promise<void>;
+  /** Close the writers living on the extraction worker's thread, then the pool. */
+  closeWriters(): Promise<void>;
+}
+
+export interface CrawlAssemblyRequest {
+  catalog: Catalog;
+  version: number;
+  action: CrawlAction;
+  frontier: CrawlFrontier;
+  coordinator?: ((frontier: CrawlFrontier) => CrawlCoordinator) | undefined;
+}
+
+/** Open the frontier of a catalog version: the component's, or LevelDB under system/frontier. */
+export async function openFrontier(f: ComponentFactory, ctx: RunContext): Promise<CrawlFrontier> {
+  if (f.components.frontier) return f.components.frontier(ctx);
+  return LevelFrontier.open(f.layout.frontierDir(ctx.catalog.id, ctx.version));
+}
+
+/** Build every part of one crawl run from the factory, the catalog's names and the components given. */
+export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyRequest): Promise<CrawlParts> {
+  const { catalog, version, action, frontier } = req;
+  const ctx: RunContext = { settings: f.settings, layout: f.layout, log: f.log, catalog, version, action };
+  const s = catalog.settings;
+  const [db, urlFilter, contentDedup] = await Promise.all([f.database(), f.urlFilter(), f.contentDedup(s.contentDedup)]);
+  const fetchers = assembleFetchers(f, ctx);
+  const robots = s.robots
+    ? new HttpRobotsProvider({ fetch: fetchers.text, userAgent: f.settings.userAgent, logger: f.log })
+    : undefined;
+  const pool = openExtractPool(f);
+  // Pages, pictures and index entries are written on the extraction worker's thread when the families can.
+  const lent = pool.lendThread();
+  const fileBlobs = f.blobs.openWriter?.({ thread: lent }) ?? f.blobs;
+  const indexWriter = s.outputs.includes('index') ? f.indexWriter(lent) : undefined;
+  const { channels, vectorChannel, vectors, embedding } = await assembleChannels(f, ctx, fileBlobs, indexWriter);
+  const outputs = new CompositeOutputChannel(channels, f.log);
+  const inflight = new InflightStore(join(f.layout.system, 'inflight', catalog.id, `v${version}`));
+  const deps: CrawlEngineDeps = {
+    catalog,
+    version,
+    action,
+    settings: f.settings,
+    frontier,
+    coordinator: req.coordinator?.(frontier) ?? f.components.coordinator?.(frontier, ctx) ?? new LocalCrawlCoordinator(frontier),
+    urlFilter,
+    contentDedup,
+    acceptors:
+      f.components.acceptors?.({ ...ctx, robots }) ??
+      createAcceptorChain({ catalog, robots }, s.acceptors.length > 0 ? s.acceptors : undefined, { logger: f.log }),
+    pageFetcher: fetchers.page,
+    imageFetcher: fetchers.image,
+    politeness: assemblePoliteness(f, ctx, robots),
+    extract: assembleExtract(f, catalog, pool),
+    normalize: (raw, base) => normalizeUrl(raw, base),
+    outputs,
+    records: db.resources,
+    blobs: f.blobs,
+    inflight,
+    robots,
+    sitemapUrls: async () =>
+      (await discoverSitemapUrls({ siteUrl: catalog.startUrl, fetch: fetchers.text, robots, logger: f.log })).urls.map(
+        (e) => e.loc,
+      ),
+    log: f.log,
+    known: action === 'merge' ? 'revisit' : 'follow-stored',
+    resume: action === 'resume',
+    onReplace: vectors
+      ? async (previous) => void (await vectors.deleteResource(previous.catalogId, previous.version, previous.id))
+      : undefined,
+  };
+  return {
+    frontier,
+    deps,
+    outputs,
+    indexWriter,
+    vectors,
+    vectorChannel,
+    embedding,
+    closeWork: async (drained) => {
+      await fetchers.close();
+      await inflight.close(drained);
+      await frontier.close();
+    },
+    closeWriters: async () => {
+      if (indexWriter && indexWriter !== f.index()) await indexWriter.close().catch(() => undefined);
+      if (fileBlobs !== f.blobs) await fileBlobs.close().catch(() => undefined);
+      await pool.close();
+    },
+  };
+}
+
+/** file → index → vector, then the component's extra channels. */
+async function assembleChannels(
+  f: ComponentFactory,
+  ctx: RunContext,
+  fileBlobs: BlobStore,
+  indexWriter: SearchIndex | undefined,
+): Promise<{
+  channels: OutputChannel[];
+  vectorChannel: VectorOutputChannel | undefined;
+  vectors: VectorStore | undefined;
+  embedding: string | undefined;
+}> {
+  const channels: OutputChannel[] = [new FileOutputChannel(fileBlobs)];
+  if (indexWriter) channels.push(new IndexOutputChannel(indexWriter));
+  let vectorChannel: VectorOutputChannel | undefined;
+  let vectors: VectorStore | undefined;
+  let embedding: string | undefined;
+  if (ctx.catalog.settings.outputs.includes('vector')) {
+    const client = await f.embedding();
+    vectors = await f.vectors();
+    embedding = client.describe();
+    // Fetching never waits for the embedder: pages past the in-memory queue are embedded from their files.
+    vectorChannel = vectorOutput(f, client, vectors, (page) => f.blobs.getText(page.resource.textPath));
+    channels.push(vectorChannel);
+  }
+  channels.push(...(f.components.outputChannels?.(ctx) ?? []));
+  return { channels, vectorChannel, vectors, embedding };
+}
+
+/** The vector channel with the node's chunking settings (the crawl's and replay's alike). */
+export function vectorOutput(
+  f: ComponentFactory,
+  client: Awaited<ReturnType<ComponentFactory['embedding']>>,
+  vectors: VectorStore,
+  loadText?: ConstructorParameters<typeof VectorOutputChannel>[2]['loadText'],
+): VectorOutputChannel {
+  const { chunkSize, chunkOverlap, maxChunks } = f.settings;
+  return new VectorOutputChannel(client, vectors, {
+    ...(loadText ? { loadText } : {}),
+    chunk: (text) => chunkText(text, { chunkSize, overlap: chunkOverlap, maxChunks }),
+  });
+}
+
+/** Per-host politeness of a run; robots.txt's Crawl-delay lengthens the interval of its host. */
+export function assemblePoliteness(f: ComponentFactory, ctx: RunContext, robots?: RobotsProvider): Politeness {
+  const own = f.components.politeness?.(ctx);
+  if (own) return own;
+  const s = ctx.catalog.settings;
+  const politeness = new HostPoliteness({ maxPerHost: s.hostConcurrency, minIntervalMs: s.intervalMs });
+  return {
+    acquire: async (host) => {
+      if (robots) {
+        const delay = await robots.crawlDelayMs(`http://${host}/`).catch(() => undefined);
+        if (delay !== undefined) politeness.setCrawlDelay(host, delay);
+      }
+      return politeness.acquire(host);
+    },
+  };
+}
+
+/** Pages are fetched without following redirects: a 3xx dispatches its target as a url of its own. */
+function noRedirects(extractor: Extractor): Extractor {
+  return {
+    name: extractor.name,
+    fetch: (url, options) => extractor.fetch(url, { ...options, maxRedirects: 0 }),
+    close: () => extractor.close(),
+  };
+}

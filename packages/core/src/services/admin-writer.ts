@@ -1,0 +1,167 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CrawlerError } from '../errors.js';
+import type { Catalog, RunningState } from '../model.js';
+import type { ComponentFactory } from '../compose/component-factory.js';
+import {
+  DELETE_ORDER,
+  type DeleteLayer,
+  type DeleteResultRow,
+  eraseVersions,
+  pruneTargets,
+} from './version-eraser.js';
+
+/** What `deleteVersions` is asked to do. */
+export interface VersionDeletion {
+  versions: number[];
+  layers: DeleteLayer[];
+  dryRun: boolean;
+  /** The served version is among them and search stops reading it (searchVersion = -1). */
+  unserve: boolean;
+  /** Also remove the catalog's index, its asset folder, its frontiers and its entry in catalogs.json. */
+  purge: boolean;
+}
+
+export interface VersionDeletionResult {
+  results: DeleteResultRow[];
+  searchVersion: number;
+  purged: boolean;
+}
+
+/**
+ * The single writer of administrative writes (seed 000, "One writer for administrative writes"): catalog rows,
+ * running state, publishing a version, pruning and deleting versions. Every node holds its own copy of these, so a
+ * cluster routes each call to its leader; on one node (and on the leader) it is a plain method call. Crawl output
+ * never goes through here. Every operation takes plain data and is idempotent, so a retried call is harmless.
+ */
+export interface AdminWriter {
+  createCatalog(catalog: Catalog): Promise<Catalog>;
+  /** Store a whole catalog row: its definition or its state (versions, running state). */
+  saveCatalog(catalog: Catalog): Promise<Catalog>;
+  deleteCatalog(catalogId: string): Promise<boolean>;
+  /** Mark a catalog running (with the version it writes) or idle. */
+  setRunningState(catalogId: string, state: RunningState, indexVersion?: number): Promise<Catalog>;
+  /**
+   * Publish a finished version: search reads it from now on (the served version only moves forward), catalogs.json
+   * says so, and the oldest versions beyond maxVersions are pruned (never the served one).
+   */
+  publish(catalogId: string, version: number): Promise<Catalog>;
+  /**
+   * Write the catalog's entry in catalogs.json again from its row (after a replay of the served version, or when
+   * user/index lost it); `version` is the one just rebuilt. Returns whether search answers for the catalog.
+   */
+  restorePublished(catalogId: string, version: number): Promise<boolean>;
+  /** Remove the oldest versions of `catalog` beyond its maxVersions, all layers; never the served one. */
+  prune(catalog: Catalog): Promise<{ versions: number[]; results: DeleteResultRow[] }>;
+  /** Delete versions layer by layer (vector → index → file → db); a dry run counts and writes nothing. */
+  deleteVersions(catalogId: string, deletion: VersionDeletion): Promise<VersionDeletionResult>;
+}
+
+/** The administrative writer of one node: every write is a method call on this node's stores. */
+export class LocalAdminWriter implements AdminWriter {
+  readonly #f: ComponentFactory;
+
+  constructor(factory: ComponentFactory) {
+    this.#f = factory;
+  }
+
+  async #store() {
+    return (await this.#f.database()).catalogs;
+  }
+
+  async #get(catalogId: string): Promise<Catalog> {
+    const found = await (await this.#store()).get(catalogId);
+    if (!found) {
+      throw new CrawlerError('NOT_FOUND', `no catalog with id ${catalogId}`, {
+        fix: 'run `greenfinger catalogs` to list them',
+      });
+    }
+    return found;
+  }
+
+  async createCatalog(catalog: Catalog): Promise<Catalog> {
+    await (await this.#store()).create(catalog);
+    return catalog;
+  }
+
+  async saveCatalog(catalog: Catalog): Promise<Catalog> {
+    const saved = { ...catalog, updatedAt: new Date().toISOString() };
+    await (await this.#store()).update(saved);
+    return saved;
+  }
+
+  async deleteCatalog(catalogId: string): Promise<boolean> {
+    return (await this.#store()).delete(catalogId);
+  }
+
+  async setRunningState(catalogId: string, state: RunningState, indexVersion?: number): Promise<Catalog> {
+    const latest = await this.#get(catalogId);
+    return this.saveCatalog({ ...latest, runningState: state, indexVersion: indexVersion ?? latest.indexVersion });
+  }
+
+  async publish(catalogId: string, version: number): Promise<Catalog> {
+    const latest = await this.#get(catalogId);
+    const after = await this.saveCatalog({ ...latest, searchVersion: Math.max(latest.searchVersion, version) });
+    await this.#writeEntry(after, after.searchVersion);
+    await this.prune(after);
+    return after;
+  }
+
+  async prune(catalog: Catalog): Promise<{ versions: number[]; results: DeleteResultRow[] }> {
+    const versions = await pruneTargets(this.#f, catalog);
+    if (versions.length === 0) return { versions, results: [] };
+    // The url marks of a pruned version stay in system/dedup: a pruned version is never written again.
+    const results = await eraseVersions(this.#f, catalog, versions, DELETE_ORDER, false, { clearMarks: false });
+    if (await this.#f.published.resolve(catalog.id)) await this.#writeEntry(catalog, catalog.searchVersion);
+    return { versions, results };
+  }
+
+  async restorePublished(catalogId: string, version: number): Promise<boolean> {
+    const latest = await this.#get(catalogId);
+    const entry = (await this.#f.published.list()).find((c) => c.catalogId === catalogId);
+    const searchVersion = Math.max(latest.searchVersion, entry?.searchVersion ?? -1);
+    if (searchVersion < 0) return false;
+    if (entry && version !== searchVersion) return false;
+    await this.#writeEntry(latest, searchVersion);
+    return true;
+  }
+
+  async deleteVersions(catalogId: string, deletion: VersionDeletion): Promise<VersionDeletionResult> {
+    const catalog = await this.#get(catalogId);
+    const results = await eraseVersions(this.#f, catalog, deletion.versions, deletion.layers, deletion.dryRun);
+    let searchVersion = catalog.searchVersion;
+    if (deletion.dryRun || results.some((r) => r.error)) return { results, searchVersion, purged: false };
+    if (deletion.unserve) {
+      searchVersion = -1;
+      await this.saveCatalog({ ...(await this.#get(catalogId)), searchVersion: -1 });
+    }
+    if (deletion.purge) {
+      await this.#purge(catalogId);
+      return { results, searchVersion, purged: true };
+    }
+    if (await this.#f.published.resolve(catalogId)) await this.#writeEntry(catalog, searchVersion);
+    return { results, searchVersion, purged: false };
+  }
+
+  /** The catalog's whole index, its asset folder, its frontiers and its entry in catalogs.json. */
+  async #purge(catalogId: string): Promise<void> {
+    const f = this.#f;
+    await f.index().purge(catalogId);
+    await f.vectorFamily().purge(catalogId);
+    await f.blobs.deletePrefix(`assets/${catalogId}`);
+    await rm(join(f.layout.system, 'frontier', catalogId), { recursive: true, force: true });
+    await f.published.remove(catalogId);
+  }
+
+  /** The catalog's entry in catalogs.json: what search reads, and the versions left. */
+  async #writeEntry(catalog: Catalog, searchVersion: number): Promise<void> {
+    const versions = await (await this.#f.database()).resources.versions(catalog.id);
+    await this.#f.published.publish({
+      catalogId: catalog.id,
+      name: catalog.name,
+      url: catalog.url,
+      searchVersion,
+      versions,
+    });
+  }
+}

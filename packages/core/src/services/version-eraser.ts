@@ -1,0 +1,171 @@
+import { existsSync } from 'node:fs';
+import { readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { errorMessage } from '../errors.js';
+import { keys } from '../layout.js';
+import type { Catalog } from '../model.js';
+import type { ComponentFactory } from '../compose/component-factory.js';
+
+/** Layers in the order a delete walks them: the reverse of the write order, then the database. */
+export type DeleteLayer = 'vector' | 'index' | 'file' | 'db';
+export const DELETE_ORDER: readonly DeleteLayer[] = ['vector', 'index', 'file', 'db'];
+
+/** What one layer of one version held (or, on a dry run, holds); `system` is the version's working state. */
+export interface DeleteResultRow {
+  version: number;
+  layer: DeleteLayer | 'system';
+  /** Objects removed: points, documents, files, rows, working-state files. */
+  count: number;
+  bytes: number;
+  error?: string;
+  note?: string;
+}
+
+type Erase = (catalogId: string, version: number, dryRun: boolean) => Promise<{ count: number; bytes: number }>;
+
+/**
+ * Versions that exist in any form: rows in the database, a settings.json in the file layer, the one being written
+ * and the one served. Ascending.
+ */
+export async function existingVersions(f: ComponentFactory, catalog: Catalog): Promise<number[]> {
+  const db = await f.database();
+  const found = new Set(await db.resources.versions(catalog.id));
+  for (let v = 0; v <= catalog.indexVersion; v++) {
+    if (!found.has(v) && (await f.blobs.exists(keys.settings(catalog.id, v)))) found.add(v);
+  }
+  if (catalog.runningState !== 'none') found.add(catalog.indexVersion);
+  if (catalog.searchVersion >= 0) found.add(catalog.searchVersion);
+  return [...found].sort((a, b) => a - b);
+}
+
+/** The versions a prune removes: the oldest beyond `maxVersions`, never the served one or the one being written. */
+export async function pruneTargets(f: ComponentFactory, catalog: Catalog): Promise<number[]> {
+  const existing = await existingVersions(f, catalog);
+  const kept = new Set([catalog.searchVersion, catalog.indexVersion]);
+  const excess = existing.length - catalog.settings.maxVersions;
+  return existing.filter((v) => !kept.has(v)).slice(0, Math.max(0, excess));
+}
+
+/** Each layer's eraser, through its store family: the vector family, the index, the blob store, the records. */
+function erasers(f: ComponentFactory, layers: readonly DeleteLayer[]): Array<[DeleteLayer, Erase]> {
+  const byLayer: Record<DeleteLayer, Erase> = {
+    vector: async (catalogId, version, dryRun) => ({
+      count: await f.vectorFamily().deleteVersion(catalogId, version, dryRun),
+      bytes: 0,
+    }),
+    index: async (catalogId, version, dryRun) => {
+      const index = f.index();
+      const count = dryRun
+        ? await index.countVersion(catalogId, version)
+        : await index.deleteVersion(catalogId, version);
+      return { count, bytes: 0 };
+    },
+    file: async (catalogId, version, dryRun) => {
+      const prefix = keys.version(catalogId, version);
+      const { objects, bytes } = dryRun ? await f.blobs.stat(prefix) : await f.blobs.deletePrefix(prefix);
+      return { count: objects, bytes };
+    },
+    db: async (catalogId, version, dryRun) => {
+      const db = await f.database();
+      if (dryRun) {
+        const c = await db.resources.count(catalogId, version);
+        return { count: c.resources + c.images + c.resourceImages + c.reports, bytes: 0 };
+      }
+      const removed = await db.resources.deleteVersion(catalogId, version);
+      return { count: Object.values(removed).reduce((a, b) => a + b, 0), bytes: 0 };
+    },
+  };
+  return DELETE_ORDER.filter((l) => layers.includes(l)).map((l) => [l, byLayer[l]]);
+}
+
+/**
+ * Delete versions layer by layer, vector → index → file → db, so a half-finished delete never leaves a searchable
+ * pointer to bytes already gone; a dry run is the same walk, counting instead of writing. The first failing layer
+ * stops the walk (what follows it is kept, so the delete can be run again).
+ */
+export async function eraseVersions(
+  f: ComponentFactory,
+  catalog: Catalog,
+  versions: readonly number[],
+  layers: readonly DeleteLayer[],
+  dryRun: boolean,
+  options: { clearMarks?: boolean } = {},
+): Promise<DeleteResultRow[]> {
+  const results: DeleteResultRow[] = [];
+  const walk = erasers(f, layers);
+  for (const version of versions) {
+    for (const [layer, erase] of walk) {
+      try {
+        const { count, bytes } = await erase(catalog.id, version, dryRun);
+        results.push({ version, layer, count, bytes });
+      } catch (err) {
+        results.push({ version, layer, count: 0, bytes: 0, error: errorMessage(err) });
+        f.log.warn({ err, catalogId: catalog.id, version, layer }, 'delete stopped');
+        return results;
+      }
+    }
+    if (layers.includes('db')) results.push(await workingState(f, catalog, version, dryRun, options));
+  }
+  return results;
+}
+
+/** The version's frontier directory, and (outside a dry run) its url marks and content fingerprints. */
+async function workingState(
+  f: ComponentFactory,
+  catalog: Catalog,
+  version: number,
+  dryRun: boolean,
+  options: { clearMarks?: boolean },
+): Promise<DeleteResultRow> {
+  const dir = f.layout.frontierDir(catalog.id, version);
+  const row: DeleteResultRow = { version, layer: 'system', ...(await dirStat(dir)) };
+  if (dryRun) return row;
+  try {
+    await rm(dir, { recursive: true, force: true });
+    if (options.clearMarks === false) return row;
+    const note = await clearMarks(f, catalog, version);
+    if (note) row.note = note;
+  } catch (err) {
+    row.error = errorMessage(err);
+  }
+  return row;
+}
+
+/** Url marks and content fingerprints live in stores shared by every catalog of the data store. */
+async function clearMarks(f: ComponentFactory, catalog: Catalog, version: number): Promise<string | undefined> {
+  if (f.runs.local().some((r) => r.catalogId !== catalog.id)) {
+    return 'a crawl runs in this process: the url marks of this version stay in system/dedup';
+  }
+  const custom = f.components.urlFilter !== undefined || f.components.contentDedup !== undefined;
+  if (custom || existsSync(f.layout.urlDedupDir)) await (await f.urlFilter()).clearVersion(catalog.id, version);
+  const kind = catalog.settings.contentDedup || f.settings.contentDedup;
+  if (custom || existsSync(f.layout.contentDedupDirOf(kind))) {
+    await (await f.contentDedup(catalog.settings.contentDedup)).clearVersion(catalog.id, version);
+  }
+  return undefined;
+}
+
+async function dirStat(dir: string): Promise<{ count: number; bytes: number }> {
+  let count = 0;
+  let bytes = 0;
+  const stack = [dir];
+  let guard = 0;
+  while (stack.length > 0 && guard++ < 1_000_000) {
+    const current = stack.pop() as string;
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = await readdir(current, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      const full = join(current, e.name);
+      if (e.isDirectory()) stack.push(full);
+      else if (e.isFile()) {
+        count++;
+        bytes += (await stat(full)).size;
+      }
+    }
+  }
+  return { count, bytes };
+}
