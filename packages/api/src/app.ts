@@ -1,9 +1,7 @@
-import { CrawlerError, type Greenfinger } from '@greenfinger/core';
+import { type Greenfinger, reportOf } from '@greenfinger/core';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 
 export const API_VERSION = '0.1.0';
-
-const STATUS: Record<string, number> = { BAD_INPUT: 400, CONFIG: 400, NOT_FOUND: 404, CONFLICT: 409 };
 
 /** The envelope every answer uses. */
 function ok<T>(data: T) {
@@ -16,13 +14,10 @@ function ok<T>(data: T) {
  */
 export function buildApp(gf: Greenfinger): FastifyInstance {
   const app = Fastify({ loggerInstance: gf.log as FastifyBaseLogger });
+  // Status by core's error table: a CrawlerError by its code, a framework error (validation) by its statusCode.
   app.setErrorHandler((err, _req, reply) => {
-    if (err instanceof CrawlerError) {
-      void reply.status(STATUS[err.code] ?? 500).send({ success: false, message: err.toLine(), data: null });
-      return;
-    }
-    const status = (err as { statusCode?: number }).statusCode ?? 500;
-    void reply.status(status).send({ success: false, message: (err as Error).message, data: null });
+    const report = reportOf(err);
+    void reply.status(report.http).send({ success: false, message: report.line, data: null });
   });
   app.setNotFoundHandler((req, reply) => {
     void reply.status(404).send({ success: false, message: `no endpoint ${req.method} ${req.url}`, data: null });

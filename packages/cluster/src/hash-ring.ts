@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { CrawlerError } from '@greenfinger/core';
 
 /**
  * Consistent hashing for the crawl channel: a url goes to the node owning hash(catalogId|version|url), so the
@@ -36,7 +37,11 @@ export class HashRing {
 
   /** The node owning a key; throws when the ring is empty. */
   owner(key: string): string {
-    if (this.#points.length === 0) throw new Error('the hash ring has no nodes');
+    if (this.#points.length === 0) {
+      throw new CrawlerError('CLUSTER', 'the hash ring has no nodes', {
+        fix: 'add at least one node (HashRing.add) before asking which node owns a key',
+      });
+    }
     const h = hash32(key);
     let lo = 0;
     let hi = this.#points.length;

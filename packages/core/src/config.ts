@@ -1,11 +1,19 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
-import type { CatalogSettings } from './model.js';
+import type { OutputLayer } from './model.js';
+
+/*
+ * The one place that reads the environment. Node settings come from `loadSettings`; the few values needed before
+ * settings can be loaded (V8 flags at process start, the log level of a logger made without settings, the FTS
+ * extension file read when its module loads, the data root of the CLI's log file) come from the small functions
+ * below, each taking `env` so a test can pass its own.
+ */
 
 /**
  * Every node setting with its environment variable and default. `.env.example` lists the same table.
- * Resolution order: flags > env > defaults. Unknown GF_* variables are reported, not ignored silently.
+ * Resolution order: flags > env > defaults. GF_* variables that name no setting are listed by `unknownEnv` (the
+ * command line logs them as a warning), not ignored silently.
  */
 export const settingsSchema = z.strictObject({
   /** GF_DATA_STORE: data root holding system/ and user/. @default ./data */
@@ -139,55 +147,168 @@ export function loadSettings(flags: Partial<Settings> = {}, env: NodeJS.ProcessE
   return Object.freeze(parsed.data);
 }
 
-export const defaultCatalogSettings: Readonly<CatalogSettings> = Object.freeze<CatalogSettings>({
-  depth: -1,
-  maxPages: 10000,
-  durationMinutes: 30,
-  intervalMs: 100,
-  threads: 16,
-  hostConcurrency: 2,
-  include: [],
-  exclude: [],
-  outputs: ['file', 'index', 'vector'],
-  images: true,
-  maxVersions: 10,
-  maxRetries: 1,
-  robots: true,
-  sitemap: true,
-  maxConsecutiveFailures: 20,
-});
+/** Variables read outside `loadSettings`, by the functions below. */
+export const processEnv = {
+  /** V8 young-generation semi-space size of the command line, in MB. @default 4 */
+  semiSpaceMb: 'GF_NODE_SEMI_SPACE_MB',
+  /** How far V8's old generation may grow beyond its live size between collections, in percent. @default 50 */
+  heapGrowingPercent: 'GF_NODE_HEAP_GROWING_PERCENT',
+  /** Another build of the SQLite FTS extension (a packaged build). @default native/build/gf_fts.so */
+  ftsExtension: 'GF_FTS_EXTENSION',
+} as const;
 
+/** GF_* prefixes of the project's own scripts and tests (GF_TEST_PG_URL, GF_SCHEMA_DIR, …): not node settings. */
+const TOOL_ENV_PREFIXES = ['GF_TEST_', 'GF_SCHEMA_', 'GF_BENCH_', 'GF_SHARED_'];
+
+/**
+ * The V8 flags the command line sets before anything else loads (bin.ts). Memory over speed, a little: a 4 MB
+ * young generation (instead of 16) and an old generation allowed to grow by half its live size between collections
+ * (docs/performance.md). GF_NODE_SEMI_SPACE_MB and GF_NODE_HEAP_GROWING_PERCENT override them; a value that is not
+ * a positive number keeps the default.
+ */
+export function nodeFlags(env: NodeJS.ProcessEnv = process.env): string[] {
+  return [
+    `--max-semi-space-size=${Number(env[processEnv.semiSpaceMb]) || 4}`,
+    `--heap-growing-percent=${Number(env[processEnv.heapGrowingPercent]) || 50}`,
+  ];
+}
+
+/** GF_FTS_EXTENSION: the file of the SQLite FTS extension, when another build is wanted; undefined = the built one. */
+export function ftsExtensionFile(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env[processEnv.ftsExtension] || undefined;
+}
+
+/**
+ * GF_LOG_LEVEL for a logger made without loaded settings; undefined when unset.
+ * @throws ConfigError naming GF_LOG_LEVEL when it is not a pino level
+ */
+export function envLogLevel(env: NodeJS.ProcessEnv = process.env): Settings['logLevel'] | undefined {
+  const value = env[settingsEnv.logLevel];
+  if (value === undefined || value === '') return undefined;
+  const parsed = settingsSchema.shape.logLevel.safeParse(value);
+  if (!parsed.success) {
+    throw new ConfigError(
+      settingsEnv.logLevel,
+      `"${value}" is not a log level`,
+      'use fatal, error, warn, info, debug, trace or silent',
+    );
+  }
+  return parsed.data;
+}
+
+/** The data root when no flag names one: GF_DATA_STORE, else the setting's default (`./data`). */
+export function envDataStore(env: NodeJS.ProcessEnv = process.env): string {
+  return env[settingsEnv.dataStore] || settingsSchema.shape.dataStore.parse(undefined);
+}
+
+/**
+ * GF_* variables in `env` that no setting reads: most likely a typo (GF_TIMEOUT for GF_TIMEOUT_MS). The prefixes
+ * of the project's scripts and tests (GF_TEST_*, GF_SCHEMA_*, GF_BENCH_*, GF_SHARED_*) are not listed.
+ */
+export function unknownEnv(env: NodeJS.ProcessEnv = process.env): string[] {
+  const known = new Set<string>([...Object.values(settingsEnv), ...Object.values(processEnv)]);
+  return Object.keys(env)
+    .filter((name) => name.startsWith('GF_') && !known.has(name))
+    .filter((name) => !TOOL_ENV_PREFIXES.some((prefix) => name.startsWith(prefix)))
+    .sort();
+}
+
+/** A name in one of the component registries (acceptors, fetchers, content extractors, content dedup). */
+const componentName = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9._-]*$/, 'use a name of lower-case letters, digits, dots and dashes');
+
+/**
+ * The rules for crawling one site, defined once: the type (`CatalogSettings`), the defaults
+ * (`defaultCatalogSettings`) and the validation (`resolveCatalogSettings`) all come from this schema. Stored as
+ * JSON on the catalog row and in each version's settings.json; a stored catalog written before a field existed
+ * gets the field's default when it is resolved again.
+ */
 export const catalogSettingsSchema = z.strictObject({
-  depth: z.number().int().min(-1),
-  maxPages: z.number().int().min(1),
-  durationMinutes: z.number().min(0.01),
-  intervalMs: z.number().int().min(0),
-  threads: z.number().int().min(1).max(512),
-  hostConcurrency: z.number().int().min(1).max(256),
-  include: z.array(z.string().min(1)),
-  exclude: z.array(z.string().min(1)),
-  outputs: z.array(z.enum(['file', 'index', 'vector'])).min(1),
-  images: z.boolean(),
-  maxVersions: z.number().int().min(1),
-  maxRetries: z.number().int().min(0).max(10),
-  robots: z.boolean(),
-  sitemap: z.boolean(),
-  maxConsecutiveFailures: z.number().int().min(1),
+  /** Link depth from the start url; -1 = unlimited. @default -1 */
+  depth: z.number().int().min(-1).default(-1),
+  /** Saved pages after which the crawl ends normally (and publishes). @default 10000 */
+  maxPages: z.number().int().min(1).default(10000),
+  /** Minutes after which the crawl ends normally (and publishes). @default 30 */
+  durationMinutes: z.number().min(0.01).default(30),
+  /** Minimum milliseconds between two request starts to one host. @default 100 */
+  intervalMs: z.number().int().min(0).default(100),
+  /** Pages in flight at once across all hosts. @default 16 */
+  threads: z.number().int().min(1).max(512).default(16),
+  /** Requests in flight at once to one host. @default 2 */
+  hostConcurrency: z.number().int().min(1).max(256).default(2),
+  /** Path patterns (globs, `*` and `**`) a url must match when any are given. @default [] */
+  include: z.array(z.string().min(1)).default(() => []),
+  /** Path patterns (globs) that refuse a url. @default [] */
+  exclude: z.array(z.string().min(1)).default(() => []),
+  /** Output layers; `file` is always on (and first). @default ['file','index','vector'] */
+  outputs: z
+    .array(z.enum(['file', 'index', 'vector']))
+    .min(1)
+    .default((): OutputLayer[] => ['file', 'index', 'vector']),
+  /** Keep pictures the pages reference. @default true */
+  images: z.boolean().default(true),
+  /** Versions kept; the oldest unpublished-and-not-serving go first. @default 10 */
+  maxVersions: z.number().int().min(1).default(10),
+  /** Retries after a retryable fetch failure. @default 1 */
+  maxRetries: z.number().int().min(0).max(10).default(1),
+  /** Obey robots.txt. @default true */
+  robots: z.boolean().default(true),
+  /** Read the sitemap named by robots.txt or at /sitemap.xml. @default true */
+  sitemap: z.boolean().default(true),
+  /** Consecutive failures after which the crawl ends unpublished. @default 20 */
+  maxConsecutiveFailures: z.number().int().min(1).default(20),
+  /**
+   * The optional acceptors to run, by name in the acceptor registry (`robots-txt`, `path-patterns`, … or a
+   * registered one); the mandatory ones (`domain-scope`, `start-url-prefix`) always run. Empty = all six built-in
+   * acceptors. @default []
+   */
+  acceptors: z.array(componentName).default(() => []),
+  /** The fetcher, by name in the fetcher registry. @default 'http' */
+  fetcher: componentName.default('http'),
+  /** The content extractor, by name in the content-extractor registry: `html` or `readability`. @default 'html' */
+  contentExtractor: componentName.default('html'),
+  /**
+   * The content dedup, by name in the content-dedup registry: `sha256`, `simhash` or a registered one;
+   * empty = the node setting GF_CONTENT_DEDUP. @default ''
+   */
+  contentDedup: z.union([z.literal(''), componentName]).default(''),
 });
 
-/** Merge a partial over defaults and validate; `file` is always on and always first. */
+/** The rules for crawling one site (every field present: defaults applied). */
+export type CatalogSettings = z.infer<typeof catalogSettingsSchema>;
+
+/** Every catalog setting at its default. */
+export const defaultCatalogSettings: Readonly<CatalogSettings> = Object.freeze(catalogSettingsSchema.parse({}));
+
+/** The command-line flag of each catalog setting whose flag is not its name in kebab case. */
+const CATALOG_FLAGS: Partial<Record<keyof CatalogSettings, string>> = {
+  durationMinutes: '--duration',
+  intervalMs: '--interval',
+};
+
+function catalogFlag(key: string): string {
+  return CATALOG_FLAGS[key as keyof CatalogSettings] ?? `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+/**
+ * Fill a partial (a stored catalog's settings, or only the flags given) with the defaults and validate; `file` is
+ * always on and always first. Absent and `undefined` fields take their default.
+ * @throws ConfigError naming the command-line flag (`--max-pages`) and what is wrong
+ */
 export function resolveCatalogSettings(partial: Partial<CatalogSettings> = {}): CatalogSettings {
-  const merged = {
-    ...defaultCatalogSettings,
-    ...Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined)),
-  };
-  const parsed = catalogSettingsSchema.safeParse(merged);
+  const given = Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined));
+  const parsed = catalogSettingsSchema.safeParse(given);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ConfigError(
-      `--${String(issue?.path[0] ?? '?').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
-      issue?.message ?? 'invalid',
-    );
+    if (issue?.code === 'unrecognized_keys') {
+      throw new ConfigError(
+        issue.keys.map(catalogFlag).join(', '),
+        'not a catalog setting',
+        `use the settings of \`greenfinger help crawl\``,
+      );
+    }
+    throw new ConfigError(catalogFlag(String(issue?.path[0] ?? '?')), issue?.message ?? 'invalid');
   }
   const layers = new Set(parsed.data.outputs);
   layers.add('file');

@@ -1,17 +1,21 @@
 /**
  * One error class with a closed set of codes. Every message names the problem and the fix.
  */
-export type CrawlerErrorCode =
-  | 'CONFIG'
-  | 'BAD_INPUT'
-  | 'NOT_FOUND'
-  | 'CONFLICT'
-  | 'FETCH'
-  | 'STAGE'
-  | 'STORAGE'
-  | 'CORRUPT'
-  | 'EMBEDDING'
-  | 'CLUSTER';
+export const CRAWLER_ERROR_CODES = [
+  'CONFIG',
+  'BAD_INPUT',
+  'NOT_FOUND',
+  'CONFLICT',
+  'FETCH',
+  'STAGE',
+  'STORAGE',
+  'CORRUPT',
+  'EMBEDDING',
+  'CLUSTER',
+] as const;
+
+/** The closed set of codes; `error-table.ts` maps each to an HTTP status and an exit code. */
+export type CrawlerErrorCode = (typeof CRAWLER_ERROR_CODES)[number];
 
 export class CrawlerError extends Error {
   readonly code: CrawlerErrorCode;

@@ -1,10 +1,14 @@
 import pino, { type Logger } from 'pino';
+import { envLogLevel } from './config.js';
 
 export type { Logger };
 
-/** One pino logger; components take `logger.child({ component })`. JSON lines on stderr. */
+/**
+ * One pino logger; components take `logger.child({ component })`. JSON lines on stderr. The level is
+ * `options.level`, else GF_LOG_LEVEL (config.ts), else `info`.
+ */
 export function createLogger(options: { level?: string; destination?: number | string } = {}): Logger {
-  const level = options.level ?? process.env.GF_LOG_LEVEL ?? 'info';
+  const level = options.level ?? envLogLevel() ?? 'info';
   const dest = pino.destination({ dest: options.destination ?? 2, sync: false });
   return pino({ level, base: { pid: process.pid }, redact: ['password', '*.password', 'databaseUrl'] }, dest);
 }

@@ -3,44 +3,18 @@
  * Every child row carries catalogId and version. The database holds no page bodies.
  */
 
+import type { CatalogSettings } from './config.js';
+
 export type OutputLayer = 'file' | 'index' | 'vector';
 export type ContentDedupKind = 'sha256' | 'simhash';
 export type CrawlAction = 'crawl' | 'update' | 'merge' | 'rebuild' | 'resume' | 'replay' | 'delete';
 export type RunningState = 'none' | CrawlAction;
 
-/** The rules for crawling one site. Stored as JSON on the catalog row and in settings.json. */
-export interface CatalogSettings {
-  /** Link depth from the start url; -1 = unlimited. @default -1 */
-  depth: number;
-  /** Saved pages after which the crawl ends normally (and publishes). @default 10000 */
-  maxPages: number;
-  /** Minutes after which the crawl ends normally (and publishes). @default 30 */
-  durationMinutes: number;
-  /** Minimum milliseconds between two request starts to one host. @default 100 */
-  intervalMs: number;
-  /** Pages in flight at once across all hosts. @default 16 */
-  threads: number;
-  /** Requests in flight at once to one host. @default 2 */
-  hostConcurrency: number;
-  /** Path patterns (globs, `*` and `**`) a url must match when any are given. */
-  include: string[];
-  /** Path patterns (globs) that refuse a url. */
-  exclude: string[];
-  /** Output layers; `file` is always on. @default ['file','index','vector'] */
-  outputs: OutputLayer[];
-  /** Keep pictures the pages reference. @default true */
-  images: boolean;
-  /** Versions kept; the oldest unpublished-and-not-serving go first. @default 10 */
-  maxVersions: number;
-  /** Retries after a retryable fetch failure. @default 1 */
-  maxRetries: number;
-  /** Obey robots.txt. @default true */
-  robots: boolean;
-  /** Read the sitemap named by robots.txt or at /sitemap.xml. @default true */
-  sitemap: boolean;
-  /** Consecutive failures after which the crawl ends unpublished. @default 20 */
-  maxConsecutiveFailures: number;
-}
+/**
+ * The rules for crawling one site. Stored as JSON on the catalog row and in settings.json. Defined once, as the zod
+ * schema `catalogSettingsSchema` in config.ts (with each field's doc and default); this is its type.
+ */
+export type { CatalogSettings } from './config.js';
 
 export interface Catalog {
   id: string;

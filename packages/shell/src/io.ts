@@ -1,9 +1,18 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, CrawlerError, createLogger, type Logger, silentLogger } from '@greenfinger/core';
+import {
+  ConfigError,
+  createLogger,
+  EXIT,
+  envDataStore,
+  type Logger,
+  reportOf,
+  silentLogger,
+  unknownEnv,
+} from '@greenfinger/core';
 
-/** Exit codes: 0 ok, 1 the work failed (or saved nothing), 2 wrong use. */
-export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
+/** Exit codes: 0 ok, 1 the work failed (or saved nothing), 2 wrong use, 130 interrupted (core's error table). */
+export { EXIT };
 
 export interface Io {
   out: (text: string) => void;
@@ -18,33 +27,31 @@ export const processIo: Io = {
   tty: Boolean(process.stderr.isTTY),
 };
 
-/** One clear line for an error, and the exit code it deserves. */
+/** One clear line for an error, and the exit code it deserves (core's error table: `reportOf`). */
 export function reportError(io: Io, err: unknown): number {
-  if (err instanceof CrawlerError) {
-    io.err(`greenfinger: ${err.toLine()}\n`);
-    return err instanceof ConfigError || err.code === 'BAD_INPUT' || err.code === 'NOT_FOUND' || err.code === 'CONFIG'
-      ? EXIT.usage
-      : EXIT.failed;
-  }
-  const e = err as NodeJS.ErrnoException;
-  if (e?.code === 'EACCES' || e?.code === 'EROFS' || e?.code === 'EPERM') {
-    io.err(
-      `greenfinger: cannot write ${e.path ?? 'the data directory'} (${e.code}) — make it writable, or choose another with --data DIR\n`,
-    );
-    return EXIT.failed;
-  }
-  io.err(`greenfinger: ${err instanceof Error ? err.message : String(err)}\n`);
-  return EXIT.failed;
+  const report = reportOf(err);
+  io.err(`greenfinger: ${report.line}\n`);
+  return report.exit;
 }
 
 /**
  * Logs are pino JSON: a crawl writes them to `system/logs/greenfinger.log` under the data store, so the terminal
- * shows only the progress line; `--verbose` sends them to stderr instead.
+ * shows only the progress line; `--verbose` sends them to stderr instead. GF_* variables that name no setting are
+ * logged once as a warning.
  */
 export function commandLogger(dataStore: string | undefined, options: { verbose?: boolean; toFile: boolean }): Logger {
+  const log = openLogger(dataStore, options);
+  const unknown = unknownEnv();
+  if (unknown.length > 0) {
+    log.warn({ variables: unknown }, `unknown GF_* variables ignored: ${unknown.join(', ')} (see .env.example)`);
+  }
+  return log;
+}
+
+function openLogger(dataStore: string | undefined, options: { verbose?: boolean; toFile: boolean }): Logger {
   if (options.verbose) return createLogger({ destination: 2 });
   if (!options.toFile) return silentLogger();
-  const dir = join(dataStore ?? process.env.GF_DATA_STORE ?? './data', 'system', 'logs');
+  const dir = join(dataStore ?? envDataStore(), 'system', 'logs');
   try {
     mkdirSync(dir, { recursive: true });
   } catch (err) {

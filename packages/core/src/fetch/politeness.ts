@@ -1,3 +1,5 @@
+import { CrawlerError } from '../errors.js';
+
 /** Options of {@link HostPoliteness}. */
 export interface HostPolitenessOptions {
   /** Requests in flight to one host at most. @default 2 */
@@ -68,7 +70,13 @@ export class HostPoliteness {
 
   /** Wait for a slot on `host`; resolves to the function that gives it back. Rejects if `signal` aborts first. */
   acquire(host: string, signal?: AbortSignal): Promise<Release> {
-    if (this.closed) return Promise.reject(new Error('HostPoliteness is closed'));
+    if (this.closed) {
+      return Promise.reject(
+        new CrawlerError('STAGE', 'politeness: HostPoliteness is closed', {
+          fix: 'create a new HostPoliteness for the next run',
+        }),
+      );
+    }
     if (signal?.aborted) return Promise.reject(signal.reason);
     let state = this.hosts.get(host);
     if (!state) {
@@ -161,7 +169,11 @@ export class HostPoliteness {
       if (s.timer) clearTimeout(s.timer);
       for (const w of s.queue.splice(0)) {
         if (w.onAbort) w.signal?.removeEventListener('abort', w.onAbort);
-        w.reject(new Error('HostPoliteness closed while waiting for a slot'));
+        w.reject(
+          new CrawlerError('STAGE', 'politeness: HostPoliteness closed while waiting for a slot', {
+            fix: 'the run is stopping; nothing to do',
+          }),
+        );
       }
     }
     this.hosts.clear();

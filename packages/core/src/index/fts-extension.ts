@@ -1,14 +1,15 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type Database from 'better-sqlite3';
+import { ftsExtensionFile } from '../config.js';
 
 /**
  * Greenfinger's SQLite extension (`native/gf_fts.c`, built by `scripts/build-native.mjs` as part of the build): the
  * `gf_pairs` tokenizer of the word-pair table (fts-pairs.ts). Loaded into every connection that opens an index file.
- * GF_FTS_EXTENSION names another file (a packaged build); read once, when this module loads.
+ * GF_FTS_EXTENSION names another file (a packaged build; config.ts reads it); read once, when this module loads.
  */
 export const FTS_EXTENSION_PATH =
-  process.env.GF_FTS_EXTENSION || fileURLToPath(new URL('../../native/build/gf_fts.so', import.meta.url));
+  ftsExtensionFile() ?? fileURLToPath(new URL('../../native/build/gf_fts.so', import.meta.url));
 
 let problem: string | undefined;
 

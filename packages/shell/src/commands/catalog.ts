@@ -1,4 +1,11 @@
-import { type Catalog, type CatalogRef, CrawlerError, type Greenfinger, isUuid } from '@greenfinger/core';
+import {
+  type Catalog,
+  type CatalogRef,
+  CrawlerError,
+  defaultCatalogSettings,
+  type Greenfinger,
+  isUuid,
+} from '@greenfinger/core';
 import type { Command } from 'commander';
 import { EXIT, type Io, reportError } from '../io.js';
 import { type SettingsOptions, settingsOf, settingsOptions } from './options.js';
@@ -157,7 +164,7 @@ function runShow(opts: CatalogRefOptions, io: Io): Promise<number> {
   const ref = catalogRefOf(opts, io, 'catalog show');
   if (!ref) return Promise.resolve(EXIT.usage);
   return withData(opts, io, false, async (gf) => {
-    const c = await (await gf.catalogs()).get(ref);
+    const c = withDefaults(await (await gf.catalogs()).get(ref));
     io.out(opts.json ? `${JSON.stringify(c)}\n` : formatCatalog(c));
     return EXIT.ok;
   });
@@ -231,6 +238,11 @@ function runDelete(opts: CatalogDeleteOptions, io: Io): Promise<number> {
   });
 }
 
+/** Every setting, defaults applied: a catalog stored before a setting existed shows what a crawl would use. */
+function withDefaults(c: Catalog): Catalog {
+  return { ...c, settings: { ...defaultCatalogSettings, ...c.settings } };
+}
+
 function formatCatalog(c: Catalog): string {
   const s = c.settings;
   const lines = [
@@ -245,6 +257,7 @@ function formatCatalog(c: Catalog): string {
     `  threads ${s.threads} · host concurrency ${s.hostConcurrency} · retries ${s.maxRetries} · max versions ${s.maxVersions}`,
     `  outputs ${s.outputs.join('+')} · images ${s.images ? 'yes' : 'no'} · robots.txt ${s.robots ? 'obeyed' : 'ignored'} · sitemap ${s.sitemap ? 'read' : 'not read'}`,
     `  include ${s.include.length ? s.include.join(', ') : '-'} · exclude ${s.exclude.length ? s.exclude.join(', ') : '-'}`,
+    `  acceptors ${s.acceptors.length ? s.acceptors.join(', ') : 'all'} · fetcher ${s.fetcher} · content extractor ${s.contentExtractor} · content dedup ${s.contentDedup || 'node setting (GF_CONTENT_DEDUP)'}`,
   ];
   return `${lines.join('\n')}\n`;
 }

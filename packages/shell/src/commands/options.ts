@@ -39,6 +39,10 @@ export interface SettingsOptions {
   maxVersions?: number;
   maxRetries?: number;
   maxConsecutiveFailures?: number;
+  acceptors?: string[];
+  fetcher?: string;
+  contentExtractor?: string;
+  contentDedup?: string;
 }
 
 export function settingsOptions(command: Command): Command {
@@ -68,6 +72,17 @@ export function settingsOptions(command: Command): Command {
       '--max-consecutive-failures <n>',
       'failures in a row after which a crawl ends unpublished',
       intArg('--max-consecutive-failures', 1),
+    )
+    .option(
+      '--acceptors <names>',
+      'optional acceptors to run, by name (repeatable, comma list; default all; domain-scope and start-url-prefix always run)',
+      listArg,
+    )
+    .option('--fetcher <name>', 'the fetcher, by registered name (default http)')
+    .option('--content-extractor <name>', 'how text is taken from a page: html or readability (default html)')
+    .option(
+      '--content-dedup <name>',
+      'content dedup: sha256, simhash or a registered name (default: the node setting GF_CONTENT_DEDUP)',
     );
 }
 
@@ -91,6 +106,10 @@ export function settingsOf(o: SettingsOptions): Partial<CatalogSettings> {
     maxVersions: o.maxVersions,
     maxRetries: o.maxRetries,
     maxConsecutiveFailures: o.maxConsecutiveFailures,
+    acceptors: o.acceptors,
+    fetcher: o.fetcher,
+    contentExtractor: o.contentExtractor,
+    contentDedup: o.contentDedup,
   };
   return Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
 }
