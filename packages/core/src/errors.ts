@@ -43,13 +43,47 @@ export class ConfigError extends CrawlerError {
   }
 }
 
-/** A fetch failed; `retryable` tells the engine whether trying again can help. */
+/** Why a fetch failed, as the extractor tells it apart: the engine decides an outcome from this, never from text. */
+export const FETCH_FAILURE_REASONS = [
+  /** The caller cancelled it. */
+  'aborted',
+  /** Connect, headers, body or the total time cap ran out. */
+  'timeout',
+  /** The host name does not resolve (ENOTFOUND, EAI_AGAIN). */
+  'dns',
+  'connection-refused',
+  /** The connection dropped mid-request (ECONNRESET, EPIPE, a closed socket). */
+  'connection-reset',
+  /** The certificate or the TLS handshake was refused. */
+  'tls',
+  /** The body is over the byte cap (declared or read). */
+  'too-large',
+  'too-many-redirects',
+  'redirect-loop',
+  /** Not a url, or not http/https. */
+  'invalid-url',
+  /** The body could not be decompressed. */
+  'decoding',
+  /** The server broke HTTP (parser error, content-length mismatch). */
+  'protocol',
+  /** Any other transport failure (host or network unreachable, …). */
+  'network',
+] as const;
+
+export type FetchFailureReason = (typeof FETCH_FAILURE_REASONS)[number];
+
+/** A fetch failed; `reason` says why, `retryable` tells the engine whether trying again can help. */
 export class FetchError extends CrawlerError {
+  readonly reason: FetchFailureReason;
   readonly retryable: boolean;
   readonly status: number | undefined;
-  constructor(message: string, options: { retryable: boolean; status?: number; cause?: unknown }) {
+  constructor(
+    message: string,
+    options: { reason: FetchFailureReason; retryable: boolean; status?: number; cause?: unknown },
+  ) {
     super('FETCH', message, { cause: options.cause });
     this.name = 'FetchError';
+    this.reason = options.reason;
     this.retryable = options.retryable;
     this.status = options.status;
   }

@@ -27,6 +27,11 @@ export interface FetchOptions {
   decode?: boolean | undefined;
   /** Images and other binaries: accept any type. */
   binary?: boolean | undefined;
+  /**
+   * Pages only (see `isPageType`): an answer that is text or xml but not html is abandoned after its headers, like
+   * a binary one, since the crawl rejects it anyway. Off: text and xml bodies are read too (robots.txt, sitemaps).
+   */
+  pagesOnly?: boolean | undefined;
   signal?: AbortSignal | undefined;
   /** Body cap override (bytes). */
   maxBytes?: number | undefined;
@@ -35,7 +40,7 @@ export interface FetchOptions {
 }
 
 /**
- * Extractor: fetch one url. Throws FetchError for transport failures (retryable or not);
+ * Extractor: fetch one url. Throws FetchError for transport failures (retryable or not, with its `reason`);
  * returns a FetchResult for every HTTP answer, whatever its status.
  */
 export interface Extractor {

@@ -2,9 +2,10 @@ import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createUnzip } from 'node:zlib';
 import { Agent, type Dispatcher } from 'undici';
 import type { Settings } from '../config.js';
-import { FetchError } from '../errors.js';
+import { FetchError, type FetchFailureReason } from '../errors.js';
 import { normalizeUrl } from '../url/normalize.js';
 import { decodeBody, detectCharset } from './charset.js';
+import { contentKind } from './content-type.js';
 import type { Extractor, FetchOptions, FetchResult } from './extractor.js';
 
 /** Options of {@link HttpExtractor}. Timeouts, caps and the User-Agent come from the node settings. */
@@ -32,12 +33,8 @@ function abandon(body: { on(event: 'error', fn: () => void): unknown; destroy():
   body.destroy();
 }
 
-/** Whether a Content-Type is markup or text worth reading as a page (html, xhtml, xml, text/*). A missing type counts. */
-export function isMarkupType(contentType: string): boolean {
-  const t = contentType.split(';', 1)[0]!.trim().toLowerCase();
-  if (t === '') return true;
-  return t.startsWith('text/') || t.endsWith('/xml') || t.endsWith('+xml') || t.endsWith('/html');
-}
+/** Whether a Content-Type is markup or text worth reading (html, xhtml, xml, text/*); see {@link contentKind}. */
+export { isMarkupType } from './content-type.js';
 
 /** Transport failure codes worth another attempt. ENOTFOUND / bad certificates / aborts are not. */
 const RETRYABLE_CODES = new Set([
@@ -66,23 +63,48 @@ function errorCode(err: unknown): string {
   return '';
 }
 
+/** The reason of a transport failure that is neither a cancel, a timeout nor ENOTFOUND, from its error code. */
+function reasonOfCode(code: string): FetchFailureReason {
+  if (code === 'ECONNREFUSED') return 'connection-refused';
+  if (code === 'EAI_AGAIN') return 'dns';
+  if (['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'].includes(code)) {
+    return 'connection-reset';
+  }
+  if (/^ERR_TLS_|^ERR_SSL_|CERT|SELF_SIGNED|SIGNATURE/.test(code)) return 'tls';
+  if (code.startsWith('HPE_') || code.includes('CONTENT_LENGTH_MISMATCH')) return 'protocol';
+  return 'network';
+}
+
 function toFetchError(err: unknown, url: string, signal: AbortSignal | undefined, deadline: AbortSignal): FetchError {
   if (err instanceof FetchError) return err;
-  if (signal?.aborted) return new FetchError(`fetch of ${url} was cancelled`, { retryable: false, cause: err });
-  if (deadline.aborted)
-    return new FetchError(`fetch of ${url} timed out (total time cap)`, { retryable: true, cause: err });
+  if (signal?.aborted) {
+    return new FetchError(`fetch of ${url} was cancelled`, { reason: 'aborted', retryable: false, cause: err });
+  }
+  if (deadline.aborted) {
+    return new FetchError(`fetch of ${url} timed out (total time cap)`, {
+      reason: 'timeout',
+      retryable: true,
+      cause: err,
+    });
+  }
   const code = errorCode(err);
   const what = err instanceof Error ? err.message : String(err);
   if (code === 'ENOTFOUND') {
-    return new FetchError(`host of ${url} not found (DNS ENOTFOUND); check the url`, { retryable: false, cause: err });
+    return new FetchError(`host of ${url} not found (DNS ENOTFOUND); check the url`, {
+      reason: 'dns',
+      retryable: false,
+      cause: err,
+    });
   }
   if (code.includes('TIMEOUT') || code === 'ETIMEDOUT') {
     return new FetchError(`fetch of ${url} timed out (${code}); raise GF_TIMEOUT_MS if the site is slow`, {
+      reason: 'timeout',
       retryable: true,
       cause: err,
     });
   }
   return new FetchError(`fetch of ${url} failed: ${code || what}`, {
+    reason: reasonOfCode(code),
     retryable: RETRYABLE_CODES.has(code),
     cause: err,
   });
@@ -113,6 +135,7 @@ async function readCapped(stream: AsyncIterable<Buffer> & { destroy(err?: Error)
     if (size > cap) {
       stream.destroy();
       throw new FetchError(`body of ${url} too large: more than ${cap} bytes; raise GF_MAX_BODY_BYTES to keep it`, {
+        reason: 'too-large',
         retryable: false,
       });
     }
@@ -163,12 +186,19 @@ export class HttpExtractor implements Extractor {
     try {
       current = new URL(url);
     } catch (err) {
-      throw new FetchError(`cannot fetch ${url}: not a valid url`, { retryable: false, cause: err });
+      throw new FetchError(`cannot fetch ${url}: not a valid url`, {
+        reason: 'invalid-url',
+        retryable: false,
+        cause: err,
+      });
     }
     try {
       for (;;) {
         if (current.protocol !== 'http:' && current.protocol !== 'https:') {
-          throw new FetchError(`cannot fetch ${current.href}: only http and https are supported`, { retryable: false });
+          throw new FetchError(`cannot fetch ${current.href}: only http and https are supported`, {
+            reason: 'invalid-url',
+            retryable: false,
+          });
         }
         visited.add(current.href);
         const res = await this.agent.request({
@@ -185,6 +215,7 @@ export class HttpExtractor implements Extractor {
           next.hash = '';
           if (visited.has(next.href)) {
             throw new FetchError(`redirect loop: ${[...visited, next.href].join(' -> ')}`, {
+              reason: 'redirect-loop',
               retryable: false,
               status: res.statusCode,
             });
@@ -192,7 +223,7 @@ export class HttpExtractor implements Extractor {
           if (redirects.length >= maxRedirects) {
             throw new FetchError(
               `too many redirects (more than ${maxRedirects}) from ${url}; raise GF_MAX_REDIRECTS if intended`,
-              { retryable: false, status: res.statusCode },
+              { reason: 'too-many-redirects', retryable: false, status: res.statusCode },
             );
           }
           redirects.push(normalizeUrl(current.href) ?? current.href);
@@ -236,8 +267,10 @@ export class HttpExtractor implements Extractor {
       etag: headers.etag ?? null,
       lastModified: headers['last-modified'] ?? null,
     };
-    const markup = isMarkupType(contentType);
-    if (res.statusCode === 304 || res.statusCode === 204 || (!options.binary && !markup)) {
+    const kind = contentKind(contentType);
+    const markup = kind !== 'other';
+    const wanted = options.binary || (options.pagesOnly ? kind === 'page' : markup);
+    if (res.statusCode === 304 || res.statusCode === 204 || !wanted) {
       if (res.statusCode === 304 || res.statusCode === 204) await res.body.dump().catch(() => undefined);
       else abandon(res.body);
       return { ...base, charset: '', body: Buffer.alloc(0), elapsedMs: performance.now() - started };
@@ -250,6 +283,7 @@ export class HttpExtractor implements Extractor {
       throw new FetchError(
         `body of ${finalUrl} too large: ${declared} bytes declared, cap ${cap}; raise GF_MAX_BODY_BYTES`,
         {
+          reason: 'too-large',
           retryable: false,
           status: res.statusCode,
         },
@@ -266,6 +300,7 @@ export class HttpExtractor implements Extractor {
         abandon(source);
         if (err instanceof FetchError || errorCode(err).startsWith('UND_ERR')) throw err;
         throw new FetchError(`body of ${finalUrl} could not be decompressed: ${(err as Error).message}`, {
+          reason: 'decoding',
           retryable: false,
           status: res.statusCode,
           cause: err,

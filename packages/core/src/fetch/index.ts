@@ -5,7 +5,8 @@ export {
   decodeBody,
   detectCharset,
 } from './charset.js';
+export { type ContentKind, contentKind, isMarkupType, isPageType } from './content-type.js';
 export type * from './extractor.js';
-export { HttpExtractor, type HttpExtractorOptions, isMarkupType } from './http-extractor.js';
+export { HttpExtractor, type HttpExtractorOptions } from './http-extractor.js';
 export { HostPoliteness, type HostPolitenessOptions, type Release } from './politeness.js';
 export { parseRetryAfter, type RetryOptions, withRetry } from './with-retry.js';

@@ -25,12 +25,24 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
-      reject(new FetchError('fetch cancelled while waiting to retry', { retryable: false, cause: signal.reason }));
+      reject(
+        new FetchError('fetch cancelled while waiting to retry', {
+          reason: 'aborted',
+          retryable: false,
+          cause: signal.reason,
+        }),
+      );
       return;
     }
     const onAbort = () => {
       clearTimeout(timer);
-      reject(new FetchError('fetch cancelled while waiting to retry', { retryable: false, cause: signal?.reason }));
+      reject(
+        new FetchError('fetch cancelled while waiting to retry', {
+          reason: 'aborted',
+          retryable: false,
+          cause: signal?.reason,
+        }),
+      );
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
@@ -38,16 +50,6 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     }, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-function causeCode(err: FetchError): string {
-  let e: unknown = err.cause;
-  for (let i = 0; i < 4 && e && typeof e === 'object'; i++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && code !== 'UND_ERR') return code;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return '';
 }
 
 /**
@@ -77,7 +79,7 @@ export function withRetry(extractor: Extractor, options: RetryOptions = {}): Ext
           wait = after ?? backoff(attempt);
         } catch (err) {
           if (!(err instanceof FetchError) || !err.retryable || attempt >= retries) throw err;
-          if (causeCode(err) === 'ECONNREFUSED' && attempt >= 1) throw err;
+          if (err.reason === 'connection-refused' && attempt >= 1) throw err;
           wait = backoff(attempt);
         }
         await sleep(wait, signal);

@@ -1,0 +1,385 @@
+import type { Logger } from 'pino';
+import type { ExtractedContent } from '../content/content-extractor.js';
+import { errorMessage, FetchError, StageError } from '../errors.js';
+import { isPageType } from '../fetch/content-type.js';
+import type { FetchResult } from '../fetch/extractor.js';
+import type { LeasedEntry } from '../frontier/frontier.js';
+import { ids, sha256Hex, urlHash } from '../ids.js';
+import { keys } from '../layout.js';
+import type { ResourceRow } from '../model.js';
+import { Outcome } from '../outcomes.js';
+import type { PageImage } from '../outputs/output-channel.js';
+import type { Completion } from './committer.js';
+import type { Counters } from './counters.js';
+import type { CrawlEngineDeps } from './engine-deps.js';
+import type { OwedWrites } from './owed-writes.js';
+import type { PageImages } from './page-images.js';
+import { politeFetch } from './polite-fetch.js';
+import type { Offer, QueuePipeline } from './queue-pipeline.js';
+import type { StageClock } from './stage-clock.js';
+
+/** A stage ended the url: its outcome, the detail of its report key (`OUTCOME:detail`) and why (its example). */
+export interface Done {
+  readonly outcome: Outcome;
+  readonly detail?: string | undefined;
+  readonly why?: string | undefined;
+}
+
+/** Go on with the next stage. */
+export const NEXT = 'next';
+/** The page limit was reached while the url was handled: it is not handled, its lease stays (outstanding). */
+export const ABANDON = 'abandon';
+
+/** What a stage decided about the url. */
+export type StageVerdict = typeof NEXT | typeof ABANDON | Done;
+
+function done(outcome: Outcome, detail?: string, why?: string): Done {
+  return { outcome, detail, why };
+}
+
+/** Saved pages or about to be: the limit is checked against it, so in-flight pages cannot overshoot. */
+export interface PageLimit {
+  reached(): boolean;
+  /** Take a place under the limit; false when there is none left. */
+  reserve(): boolean;
+  /** Give a place back (the page was not saved after all). */
+  release(): void;
+}
+
+/** What the stages work with. */
+export interface PipelineContext {
+  readonly deps: CrawlEngineDeps;
+  readonly log: Logger;
+  readonly counters: Counters;
+  readonly clock: StageClock;
+  readonly queue: QueuePipeline;
+  readonly images: PageImages;
+  readonly owed: OwedWrites;
+  readonly limit: PageLimit;
+}
+
+/** One url on its way through the document pipeline: what the stages found so far. */
+export class PageInProgress {
+  readonly entry: LeasedEntry;
+  readonly hash: string;
+  /** What the url changes; committed together with its outcome. */
+  readonly completion: Completion;
+  /** The row this version holds for the url (revisit), if any. */
+  previous: ResourceRow | undefined;
+  resourceId = '';
+  textHash = '';
+  /** The content dedup recorded this page's text under its id (undone if the page fails). */
+  textRecorded = false;
+  /** The page holds a place under the page limit (given back if it fails). */
+  reserved = false;
+  /** Its deferred layer writes are owed (forgotten if it fails). */
+  owesWrites = false;
+  images: PageImage[] = [];
+  #result: FetchResult | undefined;
+  #content: ExtractedContent | undefined;
+
+  constructor(entry: LeasedEntry) {
+    this.entry = entry;
+    this.hash = urlHash(entry.url);
+    this.completion = { lease: entry, hash: this.hash };
+  }
+
+  get result(): FetchResult {
+    if (!this.#result) throw new Error(`no answer for ${this.entry.url}: a stage runs before fetch`);
+    return this.#result;
+  }
+
+  set result(result: FetchResult) {
+    this.#result = result;
+  }
+
+  get content(): ExtractedContent {
+    if (!this.#content) throw new Error(`no content for ${this.entry.url}: a stage runs before extract`);
+    return this.#content;
+  }
+
+  set content(content: ExtractedContent) {
+    this.#content = content;
+  }
+
+  get fetched(): boolean {
+    return this.#result !== undefined;
+  }
+
+  get extracted(): boolean {
+    return this.#content !== undefined;
+  }
+}
+
+type Stage = (page: PageInProgress, ctx: PipelineContext) => Promise<StageVerdict>;
+
+// ── The stages, in the order of "the life of one page" (seed 000) and the document pipeline (seed 002) ──────────
+
+/** ExistingUrlPathFilter: a url this version already holds is not fetched again; its stored links are followed. */
+const knownUrlFilter: Stage = async (page, ctx) => {
+  const d = ctx.deps;
+  if (!(await d.urlFilter.has(d.catalog.id, d.version, page.hash))) return NEXT;
+  page.previous = await d.records.findResourceByUrlHash(d.catalog.id, d.version, page.hash);
+  if (d.known === 'revisit' && page.previous) return NEXT;
+  if (page.previous) page.completion.offer = await storedLinks(page.previous, page.entry, ctx);
+  return done(Outcome.REJECTED_KNOWN);
+};
+
+/** Extractor, under the host's politeness slot; the answer goes to the write-ahead log the moment it arrives. */
+const fetchPage: Stage = async (page, { deps: d, clock }) => {
+  const recorded = await d.inflight.load(page.hash);
+  if (recorded) {
+    page.result = { ...recorded, text: undefined };
+    return NEXT;
+  }
+  let result: FetchResult;
+  try {
+    result = await clock.time(
+      'fetch',
+      politeFetch(d.politeness, d.pageFetcher, page.entry.url, {
+        etag: page.previous?.etag,
+        lastModified: page.previous?.lastModified,
+        // Bytes go to the extraction worker, which decodes them: no decode and no string copy on this thread.
+        decode: false,
+        pagesOnly: true,
+      }),
+    );
+  } catch (err) {
+    return done(fetchFailureOutcome(err), undefined, errorMessage(err));
+  }
+  await d.inflight.save(page.hash, result);
+  page.result = result;
+  return NEXT;
+};
+
+/** A transport failure after retries: over the cap is REJECTED_TOO_LARGE, anything else REJECTED_UNREACHABLE. */
+export function fetchFailureOutcome(err: unknown): Outcome {
+  return err instanceof FetchError && err.reason === 'too-large'
+    ? Outcome.REJECTED_TOO_LARGE
+    : Outcome.REJECTED_UNREACHABLE;
+}
+
+/** 3xx: its Location is offered as a url of its own. 304 unmodified, 404/410 not found, other ≥ 400 bad status. */
+const statusAndRedirect: Stage = async (page, ctx) => {
+  const { status, headers } = page.result;
+  const { entry } = page;
+  if (status >= 300 && status < 400 && status !== 304) {
+    const location = headers.location;
+    if (location) page.completion.offer = await ctx.queue.offer([location], entry.depth, entry.url, -1);
+    return done(Outcome.REJECTED_REDIRECT, undefined, `HTTP ${status} to ${location ?? '(no Location)'}`);
+  }
+  if (status === 304) {
+    if (page.previous) page.completion.offer = await storedLinks(page.previous, entry, ctx);
+    return done(Outcome.REJECTED_UNMODIFIED, undefined, 'HTTP 304');
+  }
+  if (status === 404 || status === 410) return done(Outcome.REJECTED_NOTFOUND, undefined, `HTTP ${status}`);
+  if (status >= 400) return done(Outcome.REJECTED_BAD_STATUS, String(status), `HTTP ${status}`);
+  return NEXT;
+};
+
+/** Not html (see `isPageType`): REJECTED_NOT_MARKUP, the body abandoned after the headers. */
+const markupCheck: Stage = async (page) => {
+  const { contentType } = page.result;
+  if (isPageType(contentType)) return NEXT;
+  return done(Outcome.REJECTED_NOT_MARKUP, contentType.split(';')[0] || 'unknown');
+};
+
+/** ContentExtractor (on a worker thread): title, article text, link density, links, pictures. */
+const contentExtraction: Stage = async (page, { deps: d, clock }) => {
+  const { body, contentType } = page.result;
+  page.content = await clock.time('extract', d.extract(body, page.entry.url, contentType));
+  return NEXT;
+};
+
+/** Links are offered before anything can reject the page: a noindex page still contributes its links. */
+const linkExtraction: Stage = async (page, { queue }) => {
+  const { content, entry } = page;
+  if (content.robots.nofollow) return NEXT;
+  page.completion.offer = await queue.offer(
+    content.links.map((l) => l.url),
+    entry.depth + 1,
+    entry.url,
+    0,
+    true,
+  );
+  return NEXT;
+};
+
+/** <meta name="robots" content="noindex">: REJECTED_ROBOTS_META_NOINDEX. */
+const robotsMetaNoindex: Stage = async (page) =>
+  page.content.robots.noindex ? done(Outcome.REJECTED_ROBOTS_META_NOINDEX) : NEXT;
+
+/** A revisited page whose text has not changed is not written again. */
+const unmodifiedCheck: Stage = async (page, { deps: d }) => {
+  page.resourceId = ids.resource(d.catalog.id, d.version, page.hash);
+  page.textHash = sha256Hex(page.content.text);
+  if (page.previous && page.previous.contentHash === page.textHash) {
+    return done(Outcome.REJECTED_UNMODIFIED, undefined, 'same text');
+  }
+  return NEXT;
+};
+
+/** ContentDedupFilter (sha256 or simhash): the same text as another page is REJECTED_DUPLICATE. */
+const contentDedup: Stage = async (page, { deps: d, clock }) => {
+  const holder = await clock.time(
+    'dedup',
+    d.contentDedup.checkAndRecord(d.catalog.id, d.version, page.content.text, page.resourceId),
+  );
+  if (holder !== undefined && holder !== page.resourceId) {
+    return done(Outcome.REJECTED_DUPLICATE, undefined, `same content as resource ${holder}`);
+  }
+  page.textRecorded = true;
+  return NEXT;
+};
+
+/** The page will be saved: it takes its place under maxPages now, or is abandoned when there is none. */
+const pageLimitReservation: Stage = async (page, { limit }) => {
+  if (!limit.reserve()) return ABANDON;
+  page.reserved = true;
+  return NEXT;
+};
+
+/** Pictures: fetched once per run, stored once per version by hash. */
+const pictures: Stage = async (page, { deps: d, clock, images }) => {
+  if (d.catalog.settings.images) page.images = await clock.time('images', images.forPage(page.content, page.entry.url));
+  return NEXT;
+};
+
+/** CompositeOutputChannel: file ─► index ─► vector. The file failing is the page failing; the others are counted. */
+const outputChain: Stage = async (page, { deps: d, clock, owed }) => {
+  const { entry, result, content, resourceId } = page;
+  const resource: ResourceRow = {
+    id: resourceId,
+    catalogId: d.catalog.id,
+    version: d.version,
+    url: entry.url,
+    urlHash: page.hash,
+    title: content.title || entry.url,
+    contentType: result.contentType,
+    charset: result.charset,
+    status: result.status,
+    depth: entry.depth,
+    contentHash: page.textHash,
+    etag: result.etag,
+    lastModified: result.lastModified,
+    htmlPath: keys.pageHtml(d.catalog.id, d.version, resourceId),
+    textPath: keys.pageText(d.catalog.id, d.version, resourceId),
+    htmlBytes: result.body.length,
+    textChars: content.text.length,
+    linkDensity: content.linkDensity,
+    fetchedAt: new Date().toISOString(),
+  };
+  owed.expect(resourceId, d.outputs.deferredLayers);
+  page.owesWrites = true;
+  if (page.previous && d.onReplace) await d.onReplace(page.previous);
+  const { images } = page;
+  await clock.time(
+    'output',
+    d.outputs.write({
+      catalog: d.catalog,
+      version: d.version,
+      resource,
+      html: result.body,
+      text: content.text,
+      images,
+    }),
+  );
+  const c = page.completion;
+  c.resource = resource;
+  c.images = images.filter((i) => i.bytes).map((i) => i.row);
+  c.newImages = c.images.length;
+  c.links = images.map((i) => ({
+    id: ids.resourceImage(d.catalog.id, d.version, resourceId, i.row.id),
+    catalogId: d.catalog.id,
+    version: d.version,
+    resourceId,
+    imageId: i.row.id,
+    alt: i.alt,
+    surroundingText: i.surroundingText,
+  }));
+  return done(Outcome.SAVED);
+};
+
+/** The document pipeline, in order. A stage's name is the detail of REJECTED_ERROR when it throws. */
+export const DOCUMENT_PIPELINE: ReadonlyArray<{ readonly name: string; readonly run: Stage }> = [
+  { name: 'known-url', run: knownUrlFilter },
+  { name: 'fetch', run: fetchPage },
+  { name: 'status', run: statusAndRedirect },
+  { name: 'markup', run: markupCheck },
+  { name: 'extract', run: contentExtraction },
+  { name: 'links', run: linkExtraction },
+  { name: 'noindex', run: robotsMetaNoindex },
+  { name: 'unmodified', run: unmodifiedCheck },
+  { name: 'dedup', run: contentDedup },
+  { name: 'reserve', run: pageLimitReservation },
+  { name: 'images', run: pictures },
+  { name: 'output', run: outputChain },
+];
+
+/**
+ * Handle one url: run the stages until one decides. Returns what to commit, or undefined when the url is abandoned
+ * (the page limit was reached while it waited: its lease stays). A stage that throws — extraction, dedup, pictures,
+ * the file layer, a bug — ends this url alone as REJECTED_ERROR, detail the stage, its message as the example.
+ */
+export async function handlePage(entry: LeasedEntry, ctx: PipelineContext): Promise<Completion | undefined> {
+  if (ctx.limit.reached()) {
+    ctx.counters.abandon();
+    return undefined;
+  }
+  const page = new PageInProgress(entry);
+  for (const stage of DOCUMENT_PIPELINE) {
+    let verdict: StageVerdict;
+    try {
+      verdict = await stage.run(page, ctx);
+    } catch (err) {
+      await undo(page, ctx);
+      // The output chain names the layer that failed (the file layer: StageError 'file').
+      const detail = stage.name === 'output' && err instanceof StageError ? err.stage : stage.name;
+      ctx.log.warn({ err, url: entry.url, stage: detail }, 'page failed; the crawl goes on');
+      return end(page, done(Outcome.REJECTED_ERROR, detail, errorMessage(err)));
+    }
+    if (verdict === ABANDON) {
+      ctx.counters.abandon();
+      return undefined;
+    }
+    if (verdict !== NEXT) return end(page, verdict);
+  }
+  throw new Error(`no stage decided the outcome of ${entry.url}`);
+}
+
+function end(page: PageInProgress, verdict: Done): Completion {
+  return Object.assign(page.completion, { outcome: verdict.outcome, detail: verdict.detail, why: verdict.why });
+}
+
+/** A failed page leaves nothing behind that other pages would trip over. */
+async function undo(page: PageInProgress, ctx: PipelineContext): Promise<void> {
+  const d = ctx.deps;
+  if (page.reserved) ctx.limit.release();
+  if (page.owesWrites) ctx.owed.forget(page.resourceId);
+  ctx.images.forget(page.images);
+  if (page.textRecorded && page.extracted) {
+    // Otherwise a later page with the same text would be a "duplicate" of a page that was never saved.
+    await d.contentDedup.forget(d.catalog.id, d.version, page.content.text).catch((err: unknown) => {
+      ctx.log.warn({ err, url: page.entry.url }, 'content fingerprint of a failed page not forgotten');
+    });
+  }
+}
+
+/** The links of a page this version already holds, read from its stored html: no request. */
+async function storedLinks(
+  previous: ResourceRow,
+  entry: LeasedEntry,
+  { deps: d, clock, queue }: Pick<PipelineContext, 'deps' | 'clock' | 'queue'>,
+): Promise<Offer | undefined> {
+  const html = await d.blobs.get(previous.htmlPath);
+  if (!html) return undefined;
+  const content = await clock.time('extract', d.extract(html, entry.url, previous.contentType));
+  if (content.robots.nofollow) return undefined;
+  return queue.offer(
+    content.links.map((l) => l.url),
+    entry.depth + 1,
+    entry.url,
+    0,
+    true,
+  );
+}
