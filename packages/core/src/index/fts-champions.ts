@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { PAIR_SEP, pairTermQuery } from './fts-pairs.js';
 import type { FtsScratch } from './fts-scratch.js';
 
-/** What buildChampionLists did (part of OptimizeStats). */
+/** What buildChampionLists did (part of FtsOptimizeDetails). */
 export interface ChampionBuild {
   terms: number;
   /** Of which pairs of words (phrases; see fts-pairs.ts). */

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { IndexDocument, OptimizeStats } from './search-index.js';
+import type { FtsOptimizeStats, IndexDocument } from './search-index.js';
 import { SqliteFtsIndex, type SqliteFtsIndexOptions } from './sqlite-fts-index.js';
 
 /** Requests OffThreadIndex sends on the `index` channel; each is answered with `{ channel, id, error? }`. */
@@ -15,7 +15,7 @@ export interface IndexWriterReply {
   id: number;
   error?: string;
   /** The answer of an `optimize` request. */
-  stats?: OptimizeStats;
+  stats?: FtsOptimizeStats;
 }
 
 let index: SqliteFtsIndex | undefined;
@@ -27,7 +27,7 @@ let openError: unknown;
  * (better-sqlite3), so they are applied in the order they were sent.
  */
 export function serveIndexWriter(req: IndexWriterRequest, post: (reply: IndexWriterReply) => void): void {
-  const reply = (error?: unknown, stats?: OptimizeStats): void =>
+  const reply = (error?: unknown, stats?: FtsOptimizeStats): void =>
     post({
       channel: 'index',
       id: req.id,

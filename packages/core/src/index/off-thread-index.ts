@@ -1,7 +1,7 @@
 import { StageError } from '../errors.js';
 import { SharedThread, startWorker, ThreadChannel } from '../worker-entry.js';
 import type { IndexWriterOp, IndexWriterReply } from './index-writer-worker.js';
-import type { OptimizeStats, SearchIndex, WordsQuery, WordsResult } from './search-index.js';
+import type { FtsOptimizeStats, IndexStats, SearchIndex, WordsQuery, WordsResult } from './search-index.js';
 import type { SqliteFtsIndexOptions } from './sqlite-fts-index.js';
 
 /**
@@ -58,11 +58,16 @@ export class OffThreadIndex implements SearchIndex {
     return this.#reader.search(query);
   }
 
+  /** The reader's: both connections see the same files. */
+  stats(): Promise<IndexStats> {
+    return this.#reader.stats();
+  }
+
   /**
    * Runs on the writer's thread, after the writes already sent: merging the index and building the champion
    * lists of a large version take seconds to minutes, which the event loop here never waits on.
    */
-  async optimize(catalogId: string, version: number): Promise<OptimizeStats> {
+  async optimize(catalogId: string, version: number): Promise<FtsOptimizeStats> {
     const reply = await this.#writer.send({ op: 'optimize', catalogId, version });
     if (!reply.stats) throw new StageError('index', 'the index writer answered optimize without its statistics');
     return reply.stats;

@@ -1,3 +1,5 @@
+import type { SharedThread } from '../worker-entry.js';
+
 /** One document of the embedded full-text index: self-contained, search never reads the database. */
 export interface IndexDocument {
   /** = resource id */
@@ -49,10 +51,24 @@ export interface WordsResult {
   nextCursor: string | null;
 }
 
-/** What SearchIndex.optimize did for one published version. */
-export interface OptimizeStats {
+/**
+ * What SearchIndex.optimize did for one version, in terms every index family can give: how long it took, what went
+ * wrong without failing it (e.g. a feature its files could not get), and the family's own figures in `details`
+ * (the embedded FTS: champion lists, word pairs, the merge; see FtsOptimizeStats).
+ */
+export interface OptimizeReport {
   catalogId: string;
   version: number;
+  /** Wall time, milliseconds. */
+  ms: number;
+  /** Problems that left the version searchable but less prepared than asked (log them; never fatal). */
+  warnings: string[];
+  /** The family's own figures, for logs and diagnostics. */
+  details: Record<string, unknown>;
+}
+
+/** What the embedded FTS index's optimize built for one version (OptimizeReport.details of SqliteFtsIndex). */
+export interface FtsOptimizeDetails {
   /** Terms given a champion list: document frequency in the version of at least `minDf`. */
   terms: number;
   /** Frequent terms left without a list (the index cannot be queried for exactly that term). */
@@ -71,9 +87,38 @@ export interface OptimizeStats {
    * documents indexed, frequent pairs given a champion list (counted in `terms` too), time.
    */
   pairs?: { documents: number; terms: number; ms: number };
-  /** Why a version big enough for the word-pair table has none (the SQLite extension is not built or not loading). */
-  pairsUnavailable?: string;
-  ms: number;
+  [key: string]: unknown;
+}
+
+/**
+ * SqliteFtsIndex.optimize's report. A version big enough for the word-pair table that has none (the SQLite extension
+ * is not built or not loading) says why in `warnings`.
+ */
+export interface FtsOptimizeStats extends OptimizeReport {
+  details: FtsOptimizeDetails;
+}
+
+/** @deprecated the embedded index's report is FtsOptimizeStats; the generic one is OptimizeReport. */
+export type OptimizeStats = FtsOptimizeStats;
+
+/** The documents of one catalog an index holds. */
+export interface IndexCatalogStats {
+  catalogId: string;
+  /** Documents per version, by version. */
+  versions: Array<{ version: number; documents: number }>;
+  documents: number;
+  /** Bytes on disk of this catalog's index, when the family can say. */
+  bytes?: number | undefined;
+}
+
+/** What an index holds (`index-info`): documents per catalog and version, and bytes on disk when known. */
+export interface IndexStats {
+  /** The family's name (SearchIndex.name). */
+  name: string;
+  /** By catalog id. */
+  catalogs: IndexCatalogStats[];
+  /** Bytes on disk of the whole index, when the family can say. */
+  bytes?: number | undefined;
 }
 
 /** IndexAdmin + Searcher of one index family (embedded FTS by default). */
@@ -85,10 +130,20 @@ export interface SearchIndex {
   /** Remove the whole index of a catalog (purge). */
   purge(catalogId: string): Promise<void>;
   search(query: WordsQuery): Promise<WordsResult>;
+  /** Documents per catalog and version, and bytes on disk when the family can say. */
+  stats(): Promise<IndexStats>;
   /**
    * Prepares a version for serving once its writes are done (called just before it is published): for the
    * embedded FTS index, merges the index and builds the champion lists of its frequent terms.
    */
-  optimize?(catalogId: string, version: number): Promise<OptimizeStats>;
+  optimize?(catalogId: string, version: number): Promise<OptimizeReport>;
+  /**
+   * The index a crawl or a replay writes through (upsert, optimize at publish; everything else may go to this
+   * index). The embedded FTS index returns an OffThreadIndex over itself: writes and optimize run on a worker
+   * thread (`thread` when one is lent, e.g. an extraction worker's; a thread of its own otherwise). A family whose
+   * writes cost the event loop nothing omits it (or returns itself): write through the index itself.
+   * Close what you got when it is not this index; closing it leaves this index open.
+   */
+  openWriter?(options?: { thread?: SharedThread | undefined }): SearchIndex;
   close(): Promise<void>;
 }

@@ -1,4 +1,5 @@
 export * from './chunking.js';
+export * from './sqlite-vec-family.js';
 export * from './sqlite-vec-store.js';
 export * from './vector-searcher.js';
 export type * from './vector-store.js';

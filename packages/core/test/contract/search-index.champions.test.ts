@@ -100,9 +100,14 @@ describe('SqliteFtsIndex champion lists', () => {
 
   it('builds lists for the frequent terms only, with the watermark', async () => {
     const stats = await index.optimize(CAT, 1);
-    expect(stats).toMatchObject({ catalogId: CAT, version: 1, minDf: 20, size: 5, watermark: 200, merged: true });
+    expect(stats).toMatchObject({
+      catalogId: CAT,
+      version: 1,
+      warnings: [],
+      details: { minDf: 20, size: 5, watermark: 200, merged: true },
+    });
     // alpha (200), beta (100), gamma (29) and the filler words; never kiwi (8).
-    expect(stats.terms).toBeGreaterThanOrEqual(3 + FILLER.length);
+    expect(stats.details.terms).toBeGreaterThanOrEqual(3 + FILLER.length);
     const db = new Database(join(index.dirOf(CAT), 'index.db'), { readonly: true });
     try {
       const terms = (db.prepare(`SELECT term FROM champions WHERE version = 1`).all() as Array<{ term: string }>).map(
@@ -301,7 +306,7 @@ describe('SqliteFtsIndex champion lists', () => {
     await index.upsert(corpus(60, 2, 'w'));
     await index.optimize(CAT, 1);
     const stats2 = await index.optimize(CAT, 2);
-    expect(stats2.watermark).toBe(260);
+    expect(stats2.details.watermark).toBe(260);
     const v1 = await index.search(q({ q: 'alpha', size: 4 }));
     expect(index.lastPlan?.scoped).toEqual([true]);
     expect(pathOf(index)?.path).toBe('champions');
@@ -353,7 +358,7 @@ describe('SqliteFtsIndex champion lists', () => {
       await writer.upsert([doc({ id: 'through-writer', title: 'Alpha alpha alpha', text: 'alpha alpha alpha alpha' })]);
       const stats = await writer.optimize(CAT, 1);
       // The writer's own SqliteFtsIndex has the default settings: no term reaches 4000 documents here.
-      expect(stats).toMatchObject({ catalogId: CAT, version: 1, minDf: 4000, terms: 0, watermark: 201 });
+      expect(stats).toMatchObject({ catalogId: CAT, version: 1, details: { minDf: 4000, terms: 0, watermark: 201 } });
       await index.search(q({ q: 'alpha' }));
       expect(pathOf(index)?.path).toBe('exact');
     } finally {
@@ -365,12 +370,27 @@ describe('SqliteFtsIndex champion lists', () => {
     expect(r.results[0]?.id).toBe('through-writer');
   });
 
+  it("openWriter() is an OffThreadIndex with the index's own settings: its optimize builds the lists", async () => {
+    const writer = index.openWriter();
+    expect(writer).toBeInstanceOf(OffThreadIndex);
+    try {
+      const stats = await writer.optimize(CAT, 1);
+      expect(stats).toMatchObject({ catalogId: CAT, version: 1, details: { minDf: 20, size: 5, watermark: 200 } });
+      expect(stats.details.terms).toBeGreaterThan(0);
+    } finally {
+      await writer.close();
+    }
+    const r = await index.search(q({ q: 'alpha' }));
+    expect(pathOf(index)).toMatchObject({ path: 'champions', scores: 'stored' });
+    expect(ids(r.results)).toEqual(ids((await exact.search(q({ q: 'alpha' }))).results));
+  });
+
   it("an OffThreadIndex's writer builds with the champion settings it was given", async () => {
     const writer = new OffThreadIndex(index, { root, prefix: PREFIX, championMinDf: 20, championSize: 5 });
     try {
       const stats = await writer.optimize(CAT, 1);
-      expect(stats).toMatchObject({ catalogId: CAT, version: 1, minDf: 20, size: 5 });
-      expect(stats.terms).toBeGreaterThan(0);
+      expect(stats).toMatchObject({ catalogId: CAT, version: 1, details: { minDf: 20, size: 5 } });
+      expect(stats.details.terms).toBeGreaterThan(0);
     } finally {
       await writer.close();
     }

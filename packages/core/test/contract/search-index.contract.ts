@@ -1,7 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CrawlerError, type IndexDocument, type SearchIndex, type WordsHit, type WordsQuery } from '@greenfinger/core';
+import {
+  CrawlerError,
+  type IndexDocument,
+  type IndexStats,
+  type SearchIndex,
+  type WordsHit,
+  type WordsQuery,
+} from '@greenfinger/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 const CAT_A = '0190a0b0-0000-7000-8000-00000000000a';
@@ -279,6 +286,64 @@ export function describeSearchIndexContract(
       expect((await index.search(q({ q: 'puffin', scopes: [{ catalogId: CAT_B, version: 1 }] }))).total).toBe(1);
       await index.upsert([doc({ text: 'puffin again' })]);
       expect((await index.search(q({ q: 'puffin' }))).total).toBe(1);
+    });
+
+    it('reports documents per catalog and version, and follows deletes and purges', async () => {
+      const empty = await index.stats();
+      expect(empty.catalogs.reduce((a, c) => a + c.documents, 0)).toBe(0);
+      await index.upsert([
+        doc({ version: 1, text: 'gannet one' }),
+        doc({ version: 1, text: 'gannet two' }),
+        doc({ version: 3, text: 'gannet three' }),
+        doc({ catalogId: CAT_B, catalogName: 'beta', version: 2, text: 'gannet four' }),
+      ]);
+      const of = (stats: IndexStats, catalogId: string) => stats.catalogs.find((c) => c.catalogId === catalogId);
+      const full = await index.stats();
+      expect(typeof full.name).toBe('string');
+      expect(of(full, CAT_A)).toMatchObject({
+        documents: 3,
+        versions: [
+          { version: 1, documents: 2 },
+          { version: 3, documents: 1 },
+        ],
+      });
+      expect(of(full, CAT_B)).toMatchObject({ documents: 1, versions: [{ version: 2, documents: 1 }] });
+      for (const c of full.catalogs) if (c.bytes !== undefined) expect(c.bytes).toBeGreaterThan(0);
+      if (full.bytes !== undefined) expect(full.bytes).toBeGreaterThan(0);
+
+      await index.deleteVersion(CAT_A, 1);
+      await index.purge(CAT_B);
+      const after = await index.stats();
+      expect(of(after, CAT_A)).toMatchObject({ documents: 1, versions: [{ version: 3, documents: 1 }] });
+      expect(of(after, CAT_B)?.documents ?? 0).toBe(0);
+
+      await index.close();
+      index = await create(root);
+      expect(of(await index.stats(), CAT_A)).toMatchObject({ documents: 1, versions: [{ version: 3, documents: 1 }] });
+    });
+
+    it('takes the writes of the writer it opens (a crawl writes through it) and stays open when it closes', async () => {
+      const writer = index.openWriter?.({}) ?? index;
+      await writer.upsert([
+        doc({ id: 'w1', title: 'Cormorant', text: 'cormorant wings drying' }),
+        doc({ id: 'w2', text: 'cormorant colony' }),
+        doc({ id: 'w3', version: 2, text: 'cormorant in version two' }),
+      ]);
+      const report = await writer.optimize?.(CAT_A, 1);
+      if (report) {
+        expect(report).toMatchObject({ catalogId: CAT_A, version: 1, warnings: [] });
+        expect(report.ms).toBeGreaterThanOrEqual(0);
+        expect(typeof report.details).toBe('object');
+      }
+      const r = await index.search(q({ q: 'cormorant' }));
+      expect(r.total).toBe(2);
+      expect(r.results.map((h) => h.id)).toEqual(['w1', 'w2']);
+      expect(await writer.countVersion(CAT_A, 2)).toBe(1);
+      expect(await writer.deleteVersion(CAT_A, 2)).toBe(1);
+      expect(await index.countVersion(CAT_A, 2)).toBe(0);
+      if (writer !== index) await writer.close();
+      await index.upsert([doc({ id: 'w4', text: 'cormorant after the writer closed' })]);
+      expect((await index.search(q({ q: 'cormorant' }))).total).toBe(3);
     });
 
     it('answers the same after reopening from disk', async () => {

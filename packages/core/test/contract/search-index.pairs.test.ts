@@ -145,9 +145,10 @@ describe('SqliteFtsIndex word pairs (phrases)', () => {
 
   it('optimize builds the pair table for a version of pairsMinDocs documents, with lists for frequent pairs', async () => {
     const stats = await index.optimize(CAT, 1);
-    expect(stats.pairs).toMatchObject({ documents: 300 });
-    expect(stats.pairs?.terms).toBeGreaterThan(0);
-    expect(stats.pairs?.terms).toBeLessThan(stats.terms);
+    expect(stats.details.pairs).toMatchObject({ documents: 300 });
+    expect(stats.details.pairs?.terms).toBeGreaterThan(0);
+    expect(stats.details.pairs?.terms).toBeLessThan(stats.details.terms);
+    expect(stats.warnings).toEqual([]);
     const db = new Database(join(index.dirOf(CAT), 'index.db'), { readonly: true });
     try {
       const terms = (db.prepare(`SELECT term FROM champions WHERE version = 1`).all() as Array<{ term: string }>).map(
@@ -237,7 +238,7 @@ describe('SqliteFtsIndex word pairs (phrases)', () => {
   it('builds no pair table below pairsMinDocs, and drops one a smaller version no longer needs', async () => {
     const small = new SqliteFtsIndex(options({ pairsMinDocs: 301 }));
     try {
-      expect((await small.optimize(CAT, 1)).pairs).toBeUndefined();
+      expect((await small.optimize(CAT, 1)).details.pairs).toBeUndefined();
       await small.search(q({ q: '"the object"' }));
       expect(planOf(small)?.pairs).toBeUndefined();
       await index.optimize(CAT, 1);
@@ -258,7 +259,7 @@ describe('SqliteFtsIndex word pairs (phrases)', () => {
   it("an OffThreadIndex's writer builds the pair table with the settings it was given", async () => {
     const writer = new OffThreadIndex(index, { root, prefix: PREFIX, championMinDf: 40, pairsMinDocs: 200 });
     try {
-      expect((await writer.optimize(CAT, 1)).pairs).toMatchObject({ documents: 300 });
+      expect((await writer.optimize(CAT, 1)).details.pairs).toMatchObject({ documents: 300 });
     } finally {
       await writer.close();
     }
@@ -298,8 +299,11 @@ describe('SqliteFtsIndex without the SQLite extension', () => {
       expect(without.lastPlan?.targets[0]?.pairs).toBeUndefined();
       expect(got.results.map((h) => [h.id, h.score])).toEqual(want.results.map((h) => [h.id, h.score]));
       const stats = await without.optimize(CAT, 1);
-      expect(stats.pairs).toBeUndefined();
-      expect(stats.pairsUnavailable).toMatch(/missing\/gf_fts\.so is not built: run the build/);
+      expect(stats.details.pairs).toBeUndefined();
+      expect(stats.warnings).toHaveLength(1);
+      expect(stats.warnings[0]).toMatch(
+        /^no word-pair table for phrases: .*missing\/gf_fts\.so is not built: run the build/,
+      );
       // The pair table stays (dropping it needs the tokenizer); this reader never uses it.
       expect((await without.search(query)).total).toBe(want.total);
     } finally {

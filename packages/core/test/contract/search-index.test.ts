@@ -15,6 +15,8 @@ describeSearchIndexContract('OffThreadIndex over SqliteFtsIndex', (root) => {
     countVersion: (c, v) => writer.countVersion(c, v),
     purge: (c) => writer.purge(c),
     search: (q) => writer.search(q),
+    stats: () => writer.stats(),
+    optimize: (c, v) => writer.optimize(c, v),
     close: async () => {
       await writer.close();
       await reader.close();
@@ -23,12 +25,12 @@ describeSearchIndexContract('OffThreadIndex over SqliteFtsIndex', (root) => {
   return index;
 });
 
-// The crawl's arrangement on a machine with workers: the writer lives on a thread lent by the extraction pool,
-// which keeps extracting on it meanwhile.
-describeSearchIndexContract('OffThreadIndex on a thread lent by ExtractPool', (root) => {
+// The crawl's arrangement on a machine with workers: the index's own writer (openWriter) lives on a thread lent by
+// the extraction pool, which keeps extracting on it meanwhile.
+describeSearchIndexContract('SqliteFtsIndex.openWriter on a thread lent by ExtractPool', (root) => {
   const reader = new SqliteFtsIndex({ root, prefix: 'greenfinger' });
   const pool = new ExtractPool({ workers: 1 });
-  const writer = new OffThreadIndex(reader, { root, prefix: 'greenfinger', thread: pool.lendThread() });
+  const writer = reader.openWriter({ thread: pool.lendThread() });
   const index: SearchIndex = {
     name: writer.name,
     upsert: async (docs) => {
@@ -43,6 +45,8 @@ describeSearchIndexContract('OffThreadIndex on a thread lent by ExtractPool', (r
     countVersion: (c, v) => writer.countVersion(c, v),
     purge: (c) => writer.purge(c),
     search: (q) => writer.search(q),
+    stats: () => writer.stats(),
+    optimize: (c, v) => writer.optimize(c, v),
     close: async () => {
       await writer.close();
       await pool.close();

@@ -1,7 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CrawlerError, type TextPointPayload, type VectorPoint, type VectorStore } from '@greenfinger/core';
+import {
+  CrawlerError,
+  type TextPointPayload,
+  type VectorPoint,
+  type VectorStore,
+  type VectorStoreFamily,
+} from '@greenfinger/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 const CAT_A = '0190a0b0-0000-7000-8000-00000000000a';
@@ -9,8 +15,15 @@ const CAT_B = '0190a0b0-0000-7000-8000-00000000000b';
 /** Width of the vectors the contract writes; `create` must open a store of this width. */
 export const CONTRACT_DIMS = 8;
 
+/** The second width the family contract writes (an older embedding model's). */
+export const CONTRACT_DIMS_OTHER = 12;
+
 function unit(...values: number[]): Float32Array {
-  const v = new Float32Array(CONTRACT_DIMS);
+  return unitOf(CONTRACT_DIMS, ...values);
+}
+
+function unitOf(dims: number, ...values: number[]): Float32Array {
+  const v = new Float32Array(dims);
   values.forEach((x, i) => {
     v[i] = x;
   });
@@ -134,6 +147,43 @@ export function describeVectorStoreContract(
       expect(v2.map((h) => h.id)).toEqual(['c']);
     });
 
+    it('purges every version of one catalog and leaves the others', async () => {
+      await store.upsert([
+        point('a1', unit(1), { version: 1 }),
+        point('a2', unit(1, 0.5), { version: 1 }),
+        point('a3', unit(0, 1), { version: 2 }),
+        point('b1', unit(1, 0.2), { catalogId: CAT_B, version: 1 }),
+      ]);
+      expect(await store.purge(CAT_A)).toBe(3);
+      expect(await store.countVersion(CAT_A, 1)).toBe(0);
+      expect(await store.countVersion(CAT_A, 2)).toBe(0);
+      expect(await store.search({ vector: unit(1), scopes: scopeA1, limit: 5 })).toEqual([]);
+      const b = await store.search({ vector: unit(1), scopes: [{ catalogId: CAT_B, version: 1 }], limit: 5 });
+      expect(b.map((h) => h.id)).toEqual(['b1']);
+      expect(await store.purge(CAT_A)).toBe(0);
+      await store.upsert([point('a1', unit(1), { version: 1 })]);
+      expect((await store.search({ vector: unit(1), scopes: scopeA1, limit: 5 })).map((h) => h.id)).toEqual(['a1']);
+    });
+
+    it('reports points per catalog version', async () => {
+      expect((await store.stats()).points).toBe(0);
+      await store.upsert([
+        point('s1', unit(1), { version: 2 }),
+        point('s2', unit(0, 1), { version: 2 }),
+        point('s3', unit(1, 1), { version: 1 }),
+        point('s4', unit(1), { catalogId: CAT_B, version: 1 }),
+      ]);
+      await store.deleteResource(CAT_A, 2, 'res-s2');
+      const stats = await store.stats();
+      expect(stats).toMatchObject({ collection: store.collection, dims: CONTRACT_DIMS, points: 3 });
+      expect(stats.versions).toEqual([
+        { catalogId: CAT_A, version: 1, points: 1 },
+        { catalogId: CAT_A, version: 2, points: 1 },
+        { catalogId: CAT_B, version: 1, points: 1 },
+      ]);
+      if (stats.bytes !== undefined) expect(stats.bytes).toBeGreaterThan(0);
+    });
+
     it('refuses vectors of another width', async () => {
       const wide = new Float32Array(CONTRACT_DIMS + 1).fill(0.1);
       await expect(store.upsert([point('w', wide)])).rejects.toBeInstanceOf(CrawlerError);
@@ -146,6 +196,100 @@ export function describeVectorStoreContract(
       await store.close();
       store = await create(root);
       expect(await store.search({ vector: unit(1, 0), scopes: scopeA1, limit: 2 })).toEqual(before);
+    });
+  });
+}
+
+/**
+ * The behaviour every VectorStoreFamily must have. `create(root)` opens a family stored under `root`; calling it
+ * again with the same root must find every collection written before, of any width, without being told the widths.
+ */
+export function describeVectorStoreFamilyContract(
+  name: string,
+  create: (root: string) => VectorStoreFamily | Promise<VectorStoreFamily>,
+): void {
+  describe(`VectorStoreFamily contract: ${name}`, () => {
+    let root: string;
+    let family: VectorStoreFamily;
+    const WIDE = CONTRACT_DIMS_OTHER;
+
+    /** Points of CAT_A v1 in both widths, and of other versions and catalogs around them. */
+    async function writeBothWidths(f: VectorStoreFamily): Promise<void> {
+      await f
+        .open(CONTRACT_DIMS)
+        .upsert([point('n1', unit(1)), point('n2', unit(1, 1)), point('n3', unit(0, 1), { version: 2 })]);
+      await f
+        .open(WIDE)
+        .upsert([
+          point('w1', unitOf(WIDE, 1)),
+          point('w2', unitOf(WIDE, 0, 1)),
+          point('w3', unitOf(WIDE, 0, 0, 1)),
+          point('w4', unitOf(WIDE, 1, 1), { catalogId: CAT_B }),
+        ]);
+    }
+
+    beforeEach(async () => {
+      root = mkdtempSync(join(tmpdir(), 'gf-vector-family-'));
+      family = await create(root);
+    });
+    afterEach(async () => {
+      await family.close();
+      rmSync(root, { recursive: true, force: true });
+    });
+
+    it('opens one collection per width, the same one each time', async () => {
+      const narrow = family.open(CONTRACT_DIMS);
+      expect(narrow.dims).toBe(CONTRACT_DIMS);
+      expect(family.open(CONTRACT_DIMS)).toBe(narrow);
+      expect(family.open(WIDE).dims).toBe(WIDE);
+      expect((await family.collections()).map((c) => c.dims).sort((a, b) => a - b)).toEqual([CONTRACT_DIMS, WIDE]);
+    });
+
+    it('deletes a version from every width; a dry run counts what the delete removes', async () => {
+      await writeBothWidths(family);
+      await family.close();
+      // A new family must find both widths on its own: a version written by an older model must not be missed.
+      family = await create(root);
+      expect((await family.collections()).map((c) => c.dims).sort((a, b) => a - b)).toEqual([CONTRACT_DIMS, WIDE]);
+      const counted = await family.deleteVersion(CAT_A, 1, true);
+      expect(counted).toBe(5);
+      expect(await family.open(CONTRACT_DIMS).countVersion(CAT_A, 1)).toBe(2);
+      expect(await family.open(WIDE).countVersion(CAT_A, 1)).toBe(3);
+      expect(await family.deleteVersion(CAT_A, 1, false)).toBe(counted);
+      expect(await family.open(CONTRACT_DIMS).countVersion(CAT_A, 1)).toBe(0);
+      expect(await family.open(WIDE).countVersion(CAT_A, 1)).toBe(0);
+      expect(await family.deleteVersion(CAT_A, 1, true)).toBe(0);
+      expect(await family.deleteVersion(CAT_A, 1, false)).toBe(0);
+      expect(await family.open(CONTRACT_DIMS).countVersion(CAT_A, 2)).toBe(1);
+      expect(await family.open(WIDE).countVersion(CAT_B, 1)).toBe(1);
+      const left = await family
+        .open(WIDE)
+        .search({ vector: unitOf(WIDE, 1), scopes: [{ catalogId: CAT_B, version: 1 }], limit: 5 });
+      expect(left.map((h) => h.id)).toEqual(['w4']);
+    });
+
+    it('purges a catalog from every width and reports what every width holds', async () => {
+      expect((await family.stats()).collections.reduce((a, c) => a + c.points, 0)).toBe(0);
+      await writeBothWidths(family);
+      await family.close();
+      family = await create(root);
+      const stats = await family.stats();
+      expect(typeof stats.name).toBe('string');
+      const byDims = new Map(stats.collections.map((c) => [c.dims, c]));
+      expect(byDims.get(CONTRACT_DIMS)?.versions).toEqual([
+        { catalogId: CAT_A, version: 1, points: 2 },
+        { catalogId: CAT_A, version: 2, points: 1 },
+      ]);
+      expect(byDims.get(WIDE)?.versions).toEqual([
+        { catalogId: CAT_A, version: 1, points: 3 },
+        { catalogId: CAT_B, version: 1, points: 1 },
+      ]);
+      if (stats.bytes !== undefined) expect(stats.bytes).toBeGreaterThan(0);
+
+      expect(await family.purge(CAT_A)).toBe(6);
+      const after = await family.stats();
+      expect(after.collections.flatMap((c) => c.versions)).toEqual([{ catalogId: CAT_B, version: 1, points: 1 }]);
+      expect(await family.purge(CAT_A)).toBe(0);
     });
   });
 }

@@ -1,5 +1,9 @@
-import { SqliteVecStore } from '@greenfinger/core';
-import { CONTRACT_DIMS, describeVectorStoreContract } from './vector-store.contract.js';
+import { SqliteVecFamily, SqliteVecStore } from '@greenfinger/core';
+import {
+  CONTRACT_DIMS,
+  describeVectorStoreContract,
+  describeVectorStoreFamilyContract,
+} from './vector-store.contract.js';
 
 describeVectorStoreContract(
   'SqliteVecStore',
@@ -10,4 +14,14 @@ describeVectorStoreContract(
 describeVectorStoreContract(
   'SqliteVecStore with an approximate index',
   (root) => new SqliteVecStore({ root, collection: 'greenfinger_text', dims: CONTRACT_DIMS, annMinPoints: 1 }),
+);
+
+describeVectorStoreFamilyContract(
+  'SqliteVecFamily',
+  (root) => new SqliteVecFamily({ root, collection: 'greenfinger_text' }),
+);
+
+describeVectorStoreFamilyContract(
+  'SqliteVecFamily with approximate indexes',
+  (root) => new SqliteVecFamily({ root, collection: 'greenfinger_text', annMinPoints: 1 }),
 );
