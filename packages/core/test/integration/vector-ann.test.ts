@@ -265,6 +265,35 @@ describe('SqliteVecStore approximate index (usearch HNSW)', () => {
     expect(annFiles()).toEqual([]);
   });
 
+  it("purge removes every version's points and index files of one catalog, and only those", async () => {
+    const c = corpus(6);
+    const other = `${CAT.slice(0, -1)}2`;
+    const writer = store();
+    await write(writer, c.vectors(1200), 1, 600);
+    await writer.upsert(c.vectors(1000).map((v, i) => point(5000 + i, v, 2)));
+    await writer.upsert(
+      c.vectors(1000).map((v, i) => {
+        const p = point(9000 + i, v);
+        return { ...p, payload: { ...p.payload, catalogId: other, catalogVersion: `${other}:1` } };
+      }),
+    );
+    await writer.close();
+    // A leftover file of a version with no row left goes too (the files are a cache of the rows).
+    writeFileSync(join(annDir(), `${CAT}_7.12.usearch`), 'stale');
+    // File names end in the watermark the writer reached, which depends on its catch-up: compare the versions.
+    const versions = () => annFiles().map((f) => f.slice(0, f.indexOf('.')));
+    expect(versions()).toEqual([`${CAT}_1`, `${CAT}_2`, `${CAT}_7`, `${other}_1`]);
+    const again = store();
+    expect(await again.purge(CAT)).toBe(2200);
+    expect(versions()).toEqual([`${other}_1`]);
+    expect(await again.stats()).toMatchObject({
+      points: 1000,
+      versions: [{ catalogId: other, version: 1, points: 1000 }],
+    });
+    expect(await again.annStatus(other, 1)).toMatchObject({ source: 'file' });
+    expect(await again.search({ vector: c.query(), scopes: scope, limit: 5 })).toEqual([]);
+  });
+
   it.each([
     ['truncated to half', (path: string) => truncateSync(path, Math.floor(readFileSync(path).length / 2))],
     ['truncated by a byte', (path: string) => truncateSync(path, readFileSync(path).length - 1)],
