@@ -51,8 +51,11 @@ function compileRule(allow: boolean, value: string): RobotsRule {
   return { allow, pattern, regex: new RegExp(`^${re}${anchored ? '$' : ''}`) };
 }
 
-function ruleMatches(rule: RobotsRule, path: string): boolean {
-  return rule.regex === undefined ? path.startsWith(rule.pattern) : rule.regex.test(path);
+/** The text of a pattern before its first `*` (and without a closing `$`): every path it matches starts so. */
+function literalPrefix(rule: RobotsRule): string {
+  const star = rule.pattern.indexOf('*');
+  const head = star === -1 ? rule.pattern : rule.pattern.slice(0, star);
+  return head.endsWith('$') && star === -1 ? head.slice(0, -1) : head;
 }
 
 function pathOf(urlOrPath: string): string {
@@ -63,7 +66,11 @@ function pathOf(urlOrPath: string): string {
 
 /** The rules of robots.txt that apply to one user agent. */
 export class RobotsPolicy {
-  readonly #rules: readonly RobotsRule[];
+  /**
+   * The rules in precedence order: the longest pattern first, Allow before Disallow at equal length, so the first
+   * match decides. Each with its literal prefix, checked before the regex runs.
+   */
+  readonly #ordered: ReadonlyArray<{ readonly rule: RobotsRule; readonly literal: string }>;
   /** Crawl-delay of the matching group(s), in milliseconds. */
   readonly crawlDelayMs: number | undefined;
   /** Sitemap urls the file names (they apply to every user agent). */
@@ -77,7 +84,9 @@ export class RobotsPolicy {
     sitemaps: readonly string[],
     note?: string,
   ) {
-    this.#rules = rules;
+    this.#ordered = [...rules]
+      .sort((a, b) => b.pattern.length - a.pattern.length || Number(b.allow) - Number(a.allow))
+      .map((rule) => ({ rule, literal: literalPrefix(rule) }));
     this.crawlDelayMs = crawlDelayMs;
     this.sitemaps = sitemaps;
     this.note = note;
@@ -95,7 +104,7 @@ export class RobotsPolicy {
 
   /** The number of Allow/Disallow rules in force. */
   get size(): number {
-    return this.#rules.length;
+    return this.#ordered.length;
   }
 
   /**
@@ -105,16 +114,11 @@ export class RobotsPolicy {
   isAllowed(urlOrPath: string): boolean {
     const path = normalizeRobotsPath(pathOf(urlOrPath));
     if (path === '/robots.txt') return true;
-    let best: RobotsRule | undefined;
-    for (const rule of this.#rules) {
-      if (best !== undefined) {
-        const len = rule.pattern.length;
-        const bestLen = best.pattern.length;
-        if (len < bestLen || (len === bestLen && (best.allow || !rule.allow))) continue;
-      }
-      if (ruleMatches(rule, path)) best = rule;
+    for (const { rule, literal } of this.#ordered) {
+      if (!path.startsWith(literal)) continue;
+      if (rule.regex === undefined || rule.regex.test(path)) return rule.allow;
     }
-    return best === undefined ? true : best.allow;
+    return true;
   }
 }
 

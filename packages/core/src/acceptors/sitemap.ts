@@ -15,7 +15,7 @@ export interface ParsedSitemap {
   /** `urlset` = page urls, `sitemapindex` = further sitemaps, `text` = one url a line, `unknown` = none of these. */
   kind: 'urlset' | 'sitemapindex' | 'text' | 'unknown';
   entries: SitemapEntry[];
-  /** true when entries were dropped because of maxUrls. */
+  /** true when entries were dropped: maxUrls was reached, or the file ends inside an entry (cut off). */
   truncated: boolean;
 }
 
@@ -54,7 +54,8 @@ function parseTextSitemap(text: string, maxUrls: number): ParsedSitemap {
 /**
  * Parses a sitemap (`<urlset>`), a sitemap index (`<sitemapindex>`) or a plain-text sitemap (one url a line) with
  * htmlparser2 in XML mode, without building a DOM. Only `<loc>` and `<lastmod>` directly inside `<url>` /
- * `<sitemap>` count (so `<image:loc>` is not a page); namespace prefixes are ignored; invalid urls are skipped.
+ * `<sitemap>` count (so `<image:loc>` is not a page); namespace prefixes are ignored; invalid urls are skipped; an
+ * entry the file ends inside (a cut-off download) is dropped and `truncated` set.
  */
 export function parseSitemap(text: string, options: ParseSitemapOptions = {}): ParsedSitemap {
   const maxUrls = options.maxUrls ?? SITEMAP_MAX_URLS;
@@ -87,11 +88,15 @@ export function parseSitemap(text: string, options: ParseSitemapOptions = {}): P
       ontext(data) {
         if (entry !== undefined && field !== undefined) entry[field] += data;
       },
-      onclosetag(name) {
+      onclosetag(name, isImplied) {
         const n = localName(name);
         stack.pop();
         if (n === 'loc' || n === 'lastmod') field = undefined;
-        if ((n === 'url' || n === 'sitemap') && entry !== undefined && stack.length === 1) {
+        // An entry closed only because the file ended (a cut-off download) is dropped: its <loc> may be cut too.
+        if ((n === 'url' || n === 'sitemap') && entry !== undefined && stack.length === 1 && isImplied) {
+          entry = undefined;
+          truncated = true;
+        } else if ((n === 'url' || n === 'sitemap') && entry !== undefined && stack.length === 1) {
           const loc = normalizeUrl(entry.loc.trim(), options.baseUrl);
           if (loc !== undefined) {
             if (entries.length >= maxUrls) truncated = true;

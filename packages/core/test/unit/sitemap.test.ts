@@ -55,6 +55,16 @@ describe('parseSitemap', () => {
     expect(parseSitemap(xml).entries).toEqual([{ loc: 'http://example.com/p' }]);
   });
 
+  it('drops an entry the file ends inside (a cut-off download) and says so', () => {
+    const cut =
+      '<urlset><url><loc>https://e.com/a</loc></url><url><loc>https://e.com/b</loc></url><url><loc>https://e.c';
+    const r = parseSitemap(cut);
+    expect(r.entries.map((e) => e.loc)).toEqual(['https://e.com/a', 'https://e.com/b']);
+    expect(r.truncated).toBe(true);
+    const whole = parseSitemap('<urlset><url><loc>https://e.com/a</loc></url></urlset>');
+    expect(whole).toMatchObject({ kind: 'urlset', truncated: false });
+  });
+
   it('keeps at most maxUrls entries and says so', () => {
     const locs = Array.from({ length: 30 }, (_, i) => `http://example.com/p${i}`);
     const parsed = parseSitemap(urlset(locs), { maxUrls: 10 });
