@@ -63,8 +63,22 @@ function errorCode(err: unknown): string {
   return '';
 }
 
-/** The reason of a transport failure that is neither a cancel, a timeout nor ENOTFOUND, from its error code. */
-function reasonOfCode(code: string): FetchFailureReason {
+/** undici's errors for an answer that breaks HTTP/1.1 (they carry no code of their own). */
+const PROTOCOL_ERRORS = new Set(['HTTPParserError', 'ResponseContentLengthMismatchError', 'InformationalError']);
+
+function errorNames(err: unknown): string[] {
+  const names: string[] = [];
+  let e: unknown = err;
+  for (let i = 0; i < 4 && e && typeof e === 'object'; i++) {
+    const name = (e as { name?: unknown }).name;
+    if (typeof name === 'string') names.push(name);
+    e = (e as { cause?: unknown }).cause;
+  }
+  return names;
+}
+
+/** The reason of a transport failure that is neither a cancel, a timeout nor ENOTFOUND: its code, else its kind. */
+function reasonOf(code: string, err: unknown): FetchFailureReason {
   if (code === 'ECONNREFUSED') return 'connection-refused';
   if (code === 'EAI_AGAIN') return 'dns';
   if (['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'].includes(code)) {
@@ -72,6 +86,7 @@ function reasonOfCode(code: string): FetchFailureReason {
   }
   if (/^ERR_TLS_|^ERR_SSL_|CERT|SELF_SIGNED|SIGNATURE/.test(code)) return 'tls';
   if (code.startsWith('HPE_') || code.includes('CONTENT_LENGTH_MISMATCH')) return 'protocol';
+  if (errorNames(err).some((n) => PROTOCOL_ERRORS.has(n))) return 'protocol';
   return 'network';
 }
 
@@ -104,7 +119,7 @@ function toFetchError(err: unknown, url: string, signal: AbortSignal | undefined
     });
   }
   return new FetchError(`fetch of ${url} failed: ${code || what}`, {
-    reason: reasonOfCode(code),
+    reason: reasonOf(code, err),
     retryable: RETRYABLE_CODES.has(code),
     cause: err,
   });
