@@ -157,7 +157,7 @@ export class CrawlEngine {
       startedAt,
       endedAt: new Date(),
       stages: this.#clock.snapshot(),
-      ...(this.#fatal ? { error: errorMessage(this.#fatal) } : {}),
+      ...(this.#fatal ? { error: errorMessage(this.#fatal).replace(/\s*\n\s*/g, ' ') } : {}),
     };
   }
 

@@ -336,7 +336,7 @@ export async function handlePage(entry: LeasedEntry, ctx: PipelineContext): Prom
       // The output chain names the layer that failed (the file layer: StageError 'file').
       const detail = stage.name === 'output' && err instanceof StageError ? err.stage : stage.name;
       ctx.log.warn({ err, url: entry.url, stage: detail }, 'page failed; the crawl goes on');
-      return end(page, done(Outcome.REJECTED_ERROR, detail, errorMessage(err)));
+      return end(page, done(Outcome.REJECTED_ERROR, detail, failureLine(err)));
     }
     if (verdict === ABANDON) {
       ctx.counters.abandon();
@@ -345,6 +345,13 @@ export async function handlePage(entry: LeasedEntry, ctx: PipelineContext): Prom
     if (verdict !== NEXT) return end(page, verdict);
   }
   throw new Error(`no stage decided the outcome of ${entry.url}`);
+}
+
+/** The message, and its cause's when it adds something ("file: cannot write …: ENOSPC: no space left …"). */
+function failureLine(err: unknown): string {
+  const own = errorMessage(err);
+  const cause = err instanceof Error && err.cause !== undefined ? errorMessage(err.cause) : '';
+  return (cause && !own.includes(cause) ? `${own}: ${cause}` : own).replace(/\s*\n\s*/g, ' ');
 }
 
 function end(page: PageInProgress, verdict: Done): Completion {

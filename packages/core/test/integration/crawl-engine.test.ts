@@ -283,7 +283,9 @@ describe('CrawlEngine on an in-process site', () => {
     });
     // The page whose extraction threw: its stage is the detail, the thrown message is in the example.
     expect(c.examples['REJECTED_ERROR:extract']).toBe(`${ORIGIN}/broken: ${EXTRACT_FAILS}`);
-    expect(c.examples['REJECTED_ERROR:file']).toMatch(new RegExp(`^${ORIGIN}/file-fails: file: cannot write`));
+    expect(c.examples['REJECTED_ERROR:file']).toMatch(
+      new RegExp(`^${ORIGIN}/file-fails: file: cannot write ${ORIGIN}/file-fails: ENOSPC: no space left on device`),
+    );
     expect(c.examples.REJECTED_REDIRECT).toBe(`${ORIGIN}/b-old: HTTP 301 to /b`);
     expect(c.examples.REJECTED_NOTFOUND).toBe(`${ORIGIN}/missing: HTTP 404`);
     expect(c.examples.REJECTED_ROBOTS_META_NOINDEX).toBe(`${ORIGIN}/noindex`);
