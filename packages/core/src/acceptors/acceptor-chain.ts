@@ -30,7 +30,7 @@ export const acceptorNames: readonly AcceptorName[] = Object.freeze(Object.keys(
  * registers (`acceptorRegistry.register('my-rule', (ctx) => acceptor)`). Registered acceptors run after the built-in
  * ones, in the order the catalog names them.
  */
-export const acceptorRegistry = new Registry<AcceptorFactory>('acceptors', acceptorFactories);
+export const acceptorRegistry = new Registry<AcceptorFactory>('--acceptors', acceptorFactories);
 
 /** The acceptors that are always in a chain. */
 export const mandatoryAcceptors: readonly AcceptorName[] = Object.freeze(['domain-scope', 'start-url-prefix']);
@@ -120,7 +120,11 @@ export function createAcceptorChain(
   const wanted = new Set<string>(names ?? acceptorNames);
   for (const n of wanted) {
     if (!acceptorRegistry.has(n)) {
-      throw new ConfigError('acceptors', `unknown acceptor "${n}"`, `use any of: ${acceptorRegistry.names().join(', ')}`);
+      throw new ConfigError(
+        'acceptors',
+        `unknown acceptor "${n}"`,
+        `use any of: ${acceptorRegistry.names().join(', ')}`,
+      );
     }
   }
   for (const m of mandatoryAcceptors) wanted.add(m);

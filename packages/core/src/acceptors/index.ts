@@ -4,8 +4,8 @@ export {
   type AcceptorChainOptions,
   type AcceptorName,
   acceptorFactories,
-  acceptorRegistry,
   acceptorNames,
+  acceptorRegistry,
   createAcceptorChain,
   mandatoryAcceptors,
 } from './acceptor-chain.js';

@@ -9,6 +9,8 @@ import { PublishedCatalogs } from '../index/catalog-registry.js';
 import type { SearchIndex } from '../index/search-index.js';
 import { SqliteFtsIndex } from '../index/sqlite-fts-index.js';
 import { DataLayout } from '../layout.js';
+import { type AdminWriter, LocalAdminWriter } from '../services/admin-writer.js';
+import { LocalRunRegistry, type RunRegistry } from '../services/run-registry.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { createRecordDatabase } from '../storage/create-record-database.js';
 import { LocalBlobStore } from '../storage/local-blob-store.js';
@@ -16,10 +18,8 @@ import type { RecordDatabase } from '../storage/record-store.js';
 import { SqliteVecFamily } from '../vector/sqlite-vec-family.js';
 import type { VectorStore, VectorStoreFamily } from '../vector/vector-store.js';
 import type { SharedThread } from '../worker-entry.js';
-import { type AdminWriter, LocalAdminWriter } from '../services/admin-writer.js';
 import { type GreenfingerComponents, type NodeContext, resolvePart } from './components.js';
 import { contentDedupRegistry } from './registries.js';
-import { LocalRunRegistry, type RunRegistry } from '../services/run-registry.js';
 
 /**
  * The one composition point: every store and stage of the crawler is built here and nowhere else, from a part given

@@ -8,7 +8,7 @@ import { Registry } from '../registry.js';
 import type { FetcherContext, NodeContext } from './components.js';
 
 /** Fetchers (Extractors) by name, for the catalog field `fetcher`: `http` is undici with keep-alive. */
-export const fetcherRegistry = new Registry<(ctx: FetcherContext) => Extractor>('fetcher', {
+export const fetcherRegistry = new Registry<(ctx: FetcherContext) => Extractor>('--fetcher', {
   http: (ctx) => new HttpExtractor({ settings: ctx.settings, connectionsPerOrigin: ctx.connectionsPerOrigin }),
 });
 
@@ -17,7 +17,7 @@ export const fetcherRegistry = new Registry<(ctx: FetcherContext) => Extractor>(
  * text) and `simhash` (near-same text), each on a LevelDB of its
  * own (system/dedup/content, system/dedup/content-simhash), so catalogs of both kinds crawl side by side.
  */
-export const contentDedupRegistry = new Registry<(ctx: NodeContext) => Promise<ContentDedupFilter>>('contentDedup', {
+export const contentDedupRegistry = new Registry<(ctx: NodeContext) => Promise<ContentDedupFilter>>('--content-dedup', {
   sha256: (ctx) => createContentDedup('sha256', ctx.layout.contentDedupDirOf('sha256')),
   simhash: (ctx) =>
     createContentDedup('simhash', ctx.layout.contentDedupDirOf('simhash'), {

@@ -70,7 +70,9 @@ export function assembleExtract(
   pool: ExtractPool,
 ): (html: string | Buffer, url: string, contentType?: string) => Promise<ExtractedContent> {
   const name = catalog.settings.contentExtractor;
-  const own = f.components.contentExtractor ?? (isBuiltInContentExtractor(name) ? undefined : contentExtractorRegistry.get(name)());
+  const own =
+    f.components.contentExtractor ??
+    (isBuiltInContentExtractor(name) ? undefined : contentExtractorRegistry.get(name)());
   if (!own) return (html, url, contentType) => pool.extract(html, url, name, { contentType });
   return async (html, url, contentType) =>
     own.extract(typeof html === 'string' ? html : decodeBody(html, contentType).text, url);
@@ -112,7 +114,11 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
   const { catalog, version, action, frontier } = req;
   const ctx: RunContext = { settings: f.settings, layout: f.layout, log: f.log, catalog, version, action };
   const s = catalog.settings;
-  const [db, urlFilter, contentDedup] = await Promise.all([f.database(), f.urlFilter(), f.contentDedup(s.contentDedup)]);
+  const [db, urlFilter, contentDedup] = await Promise.all([
+    f.database(),
+    f.urlFilter(),
+    f.contentDedup(s.contentDedup),
+  ]);
   const fetchers = assembleFetchers(f, ctx);
   const robots = s.robots
     ? new HttpRobotsProvider({ fetch: fetchers.text, userAgent: f.settings.userAgent, logger: f.log })
@@ -131,7 +137,8 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
     action,
     settings: f.settings,
     frontier,
-    coordinator: req.coordinator?.(frontier) ?? f.components.coordinator?.(frontier, ctx) ?? new LocalCrawlCoordinator(frontier),
+    coordinator:
+      req.coordinator?.(frontier) ?? f.components.coordinator?.(frontier, ctx) ?? new LocalCrawlCoordinator(frontier),
     urlFilter,
     contentDedup,
     acceptors:

@@ -1,8 +1,8 @@
 import { ConfigError } from '../errors.js';
+import { Registry } from '../registry.js';
 import type { ContentExtractor } from './content-extractor.js';
 import { HtmlContentExtractor } from './html-content-extractor.js';
 import { ReadabilityContentExtractor } from './readability-extractor.js';
-import { Registry } from '../registry.js';
 
 /** Content extractors by name: `html` (the default, one SAX pass) and `readability` (Mozilla Readability on linkedom). */
 export const contentExtractors = {
@@ -17,7 +17,7 @@ export type ContentExtractorName = keyof typeof contentExtractors;
  * extraction worker threads (each thread builds its own); one a library user registers runs on the calling thread,
  * since a worker thread cannot see what was registered after it loaded.
  */
-export const contentExtractorRegistry = new Registry<() => ContentExtractor>('contentExtractor', contentExtractors);
+export const contentExtractorRegistry = new Registry<() => ContentExtractor>('--content-extractor', contentExtractors);
 
 /** Whether a content extractor name is a built-in one (available on the worker threads). */
 export function isBuiltInContentExtractor(name: string): name is ContentExtractorName {

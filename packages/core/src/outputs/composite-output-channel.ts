@@ -30,7 +30,10 @@ export class CompositeOutputChannel {
     const byLayer = new Map(channels.map((c) => [c.layer, c]));
     if (!byLayer.has('file')) throw new StageError('output', 'the file channel is always on and must be configured');
     if (byLayer.size !== channels.length) {
-      throw new StageError('output', `two output channels share a layer name: ${channels.map((c) => c.layer).join(', ')}`);
+      throw new StageError(
+        'output',
+        `two output channels share a layer name: ${channels.map((c) => c.layer).join(', ')}`,
+      );
     }
     const extras = channels.filter((c) => !isLayer(c.layer));
     this.channels = [

@@ -1,15 +1,9 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { ComponentFactory } from '../compose/component-factory.js';
 import { CrawlerError } from '../errors.js';
 import type { Catalog, RunningState } from '../model.js';
-import type { ComponentFactory } from '../compose/component-factory.js';
-import {
-  DELETE_ORDER,
-  type DeleteLayer,
-  type DeleteResultRow,
-  eraseVersions,
-  pruneTargets,
-} from './version-eraser.js';
+import { DELETE_ORDER, type DeleteLayer, type DeleteResultRow, eraseVersions, pruneTargets } from './version-eraser.js';
 
 /** What `deleteVersions` is asked to do. */
 export interface VersionDeletion {

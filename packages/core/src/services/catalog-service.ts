@@ -1,5 +1,6 @@
 import type { Verdict } from '../acceptors/acceptor.js';
 import { startUrlPrefix } from '../acceptors/start-url-prefix.js';
+import { registries } from '../compose/registries.js';
 import { resolveCatalogSettings } from '../config.js';
 import { ConfigError, CrawlerError } from '../errors.js';
 import { ids, isUuid } from '../ids.js';
@@ -8,7 +9,6 @@ import type { CatalogStore } from '../storage/record-store.js';
 import { normalizeUrl } from '../url/normalize.js';
 import { parseUserUrl } from '../url/parse-user-url.js';
 import type { AdminWriter } from './admin-writer.js';
-import { registries } from '../compose/registries.js';
 
 /** How a command names a catalog: exactly one of id, name or url. */
 export interface CatalogRef {
@@ -144,7 +144,10 @@ export class CatalogService {
       const byUrl = await this.find({ url: req.url });
       if (byUrl) {
         if (req.startUrl && normalizeUrl(req.startUrl) !== byUrl.startUrl) {
-          return { catalog: await this.update(byUrl.id, { startUrl: req.startUrl, settings: req.settings }), created: false };
+          return {
+            catalog: await this.update(byUrl.id, { startUrl: req.startUrl, settings: req.settings }),
+            created: false,
+          };
         }
         return { catalog: await this.#applySettings(byUrl, req), created: false };
       }

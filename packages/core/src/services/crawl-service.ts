@@ -1,3 +1,6 @@
+import type { ComponentFactory } from '../compose/component-factory.js';
+import type { RunContext } from '../compose/components.js';
+import { assembleCrawl, type CrawlParts, openFrontier } from '../compose/run-assembly.js';
 import type { CounterSnapshot } from '../engine/counters.js';
 import type { CrawlCoordinator } from '../engine/crawl-coordinator.js';
 import { CrawlEngine, type CrawlResult } from '../engine/crawl-engine.js';
@@ -7,10 +10,7 @@ import type { CrawlFrontier } from '../frontier/frontier.js';
 import { keys } from '../layout.js';
 import type { Catalog, CatalogSettings, CrawlAction, RunReport } from '../model.js';
 import type { CatalogRef, CatalogService } from './catalog-service.js';
-import type { ComponentFactory } from '../compose/component-factory.js';
-import type { RunContext } from '../compose/components.js';
 import { optimizeVersion } from './optimize-version.js';
-import { assembleCrawl, type CrawlParts, openFrontier } from '../compose/run-assembly.js';
 import type { RunHandle, RunInfo } from './run-registry.js';
 import { pruneTargets } from './version-eraser.js';
 
@@ -81,16 +81,28 @@ export class CrawlService {
     const f = this.#f;
     const action: CrawlVerb = req.action ?? 'crawl';
     const catalogs = await this.#catalogs();
-    const { catalog: resolved, created } = action === 'crawl' ? await catalogs.resolve(req) : await catalogs.existing(req);
+    const { catalog: resolved, created } =
+      action === 'crawl' ? await catalogs.resolve(req) : await catalogs.existing(req);
     let stop: (() => void) | undefined;
     const handle = await f.runs.acquire(resolved.id, action, () => stop?.());
     try {
       if (resolved.runningState !== 'none') {
-        f.log.warn({ catalogId: resolved.id, state: resolved.runningState }, 'resetting the state a stopped process left behind');
+        f.log.warn(
+          { catalogId: resolved.id, state: resolved.runningState },
+          'resetting the state a stopped process left behind',
+        );
       }
       const version = action === 'rebuild' ? resolved.indexVersion + 1 : resolved.indexVersion;
       const catalog = await f.writer.setRunningState(resolved.id, action, version);
-      return await this.#run({ catalog, version, action, req, created, handle, onEngine: (e) => (stop = () => e.stop('interrupted')) });
+      return await this.#run({
+        catalog,
+        version,
+        action,
+        req,
+        created,
+        handle,
+        onEngine: (e) => (stop = () => e.stop('interrupted')),
+      });
     } finally {
       await f.writer.setRunningState(resolved.id, 'none').catch((err: unknown) => {
         f.log.warn({ err, catalogId: resolved.id }, 'could not reset the running state');
@@ -137,7 +149,12 @@ export class CrawlService {
     const engine = new CrawlEngine(parts.deps);
     run.onEngine(engine);
     this.#engines.set(catalog.id, engine);
-    req.onStart?.({ catalog, version, created: run.created, ...(parts.embedding ? { embedding: parts.embedding } : {}) });
+    req.onStart?.({
+      catalog,
+      version,
+      created: run.created,
+      ...(parts.embedding ? { embedding: parts.embedding } : {}),
+    });
     await this.#writeSettings(catalog, version, undefined);
 
     const onAbort = () => engine.stop('interrupted');
@@ -220,7 +237,11 @@ export class CrawlService {
    * the index and the vectors are optimized. Search is exact without them: a failure is logged, not fatal.
    */
   async #optimize(parts: CrawlParts, catalog: Catalog, version: number): Promise<void> {
-    const next: Catalog = { ...catalog, indexVersion: version, searchVersion: Math.max(catalog.searchVersion, version) };
+    const next: Catalog = {
+      ...catalog,
+      indexVersion: version,
+      searchVersion: Math.max(catalog.searchVersion, version),
+    };
     const leaving = (await pruneTargets(this.#f, next)).filter((v) => v !== catalog.searchVersion);
     await optimizeVersion(this.#f.log, catalog.id, version, {
       index: parts.indexWriter,
@@ -322,5 +343,13 @@ function progressReporter(
 }
 
 function runStatus(r: RunInfo): RunStatus {
-  return { ...(r.progress as Partial<CrawlProgress>), catalogId: r.catalogId, pid: r.pid, since: r.since, where: r.where };
+  const progress = r.progress as Partial<CrawlProgress> | undefined;
+  return {
+    ...progress,
+    action: progress?.action ?? (r.action as CrawlVerb),
+    catalogId: r.catalogId,
+    pid: r.pid,
+    since: r.since,
+    where: r.where,
+  };
 }

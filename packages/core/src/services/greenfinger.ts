@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import { ComponentFactory } from '../compose/component-factory.js';
+import type { GreenfingerComponents } from '../compose/components.js';
 import { loadSettings, type Settings } from '../config.js';
 import type { EmbeddingClient } from '../embeddings/embedding-client.js';
 import type { PublishedCatalogs } from '../index/catalog-registry.js';
@@ -11,8 +13,6 @@ import type { VectorStore, VectorStoreFamily } from '../vector/vector-store.js';
 import type { SharedThread } from '../worker-entry.js';
 import type { AdminWriter } from './admin-writer.js';
 import { CatalogService } from './catalog-service.js';
-import { ComponentFactory } from '../compose/component-factory.js';
-import type { GreenfingerComponents } from '../compose/components.js';
 import { CrawlService } from './crawl-service.js';
 import { ReplayService } from './replay-service.js';
 import type { RunRegistry } from './run-registry.js';

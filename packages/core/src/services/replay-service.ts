@@ -1,3 +1,12 @@
+import type { ComponentFactory } from '../compose/component-factory.js';
+import type { RunContext } from '../compose/components.js';
+import {
+  assembleExtract,
+  assembleFetchers,
+  assemblePoliteness,
+  openExtractPool,
+  vectorOutput,
+} from '../compose/run-assembly.js';
 import { reportStamp } from '../engine/run-report.js';
 import { ConfigError, CrawlerError, errorMessage } from '../errors.js';
 import type { Extractor } from '../fetch/extractor.js';
@@ -9,16 +18,7 @@ import { IndexOutputChannel } from '../outputs/index-output-channel.js';
 import type { CrawledPage } from '../outputs/output-channel.js';
 import type { VectorOutputChannel } from '../outputs/vector-output-channel.js';
 import type { CatalogRef, CatalogService } from './catalog-service.js';
-import type { ComponentFactory } from '../compose/component-factory.js';
-import type { RunContext } from '../compose/components.js';
 import { optimizeVersion } from './optimize-version.js';
-import {
-  assembleExtract,
-  assembleFetchers,
-  assemblePoliteness,
-  openExtractPool,
-  vectorOutput,
-} from '../compose/run-assembly.js';
 import { assertNotRunning } from './version-service.js';
 
 export type ReplayLayer = OutputLayer;
@@ -170,7 +170,14 @@ export class ReplayService {
     }
     if (missing.length === 0 && missingImages.length === 0) return { pages, images, failures };
 
-    const ctx: RunContext = { settings: gf.settings, layout: gf.layout, log: gf.log, catalog, version, action: 'replay' };
+    const ctx: RunContext = {
+      settings: gf.settings,
+      layout: gf.layout,
+      log: gf.log,
+      catalog,
+      version,
+      action: 'replay',
+    };
     const fetchers = assembleFetchers(gf, ctx);
     const pageFetcher = counted(fetchers.page, report);
     const imageFetcher = counted(fetchers.image, report);
@@ -323,7 +330,6 @@ export class ReplayService {
     }
     return out;
   }
-
 }
 
 /** An extractor that counts its requests into the report. */

@@ -68,7 +68,13 @@ export class LocalRunRegistry implements RunRegistry {
       });
     }
     const lock = await RunLock.acquire(this.#system, catalogId);
-    const info: RunInfo = { catalogId, action, where: 'this process', pid: process.pid, since: new Date().toISOString() };
+    const info: RunInfo = {
+      catalogId,
+      action,
+      where: 'this process',
+      pid: process.pid,
+      since: new Date().toISOString(),
+    };
     this.#runs.set(catalogId, { info, stop });
     return {
       catalogId,
@@ -95,14 +101,14 @@ export class LocalRunRegistry implements RunRegistry {
     const out = this.local();
     for (const lock of await RunLock.list(this.#system)) {
       if (!lock.alive || this.#runs.has(lock.catalogId) || lock.pid === process.pid) continue;
-      const { action, ...progress } = (lock.progress ?? {}) as { action?: CrawlAction };
+      const progress = lock.progress as { action?: CrawlAction } | undefined;
       out.push({
         catalogId: lock.catalogId,
-        action: action ?? 'crawl',
+        action: progress?.action ?? 'crawl',
         where: `process ${lock.pid}`,
         pid: lock.pid,
         since: lock.since,
-        ...(lock.progress ? { progress } : {}),
+        ...(progress ? { progress } : {}),
       });
     }
     return out;

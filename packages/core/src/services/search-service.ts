@@ -1,7 +1,7 @@
+import type { ComponentFactory } from '../compose/component-factory.js';
 import { CrawlerError } from '../errors.js';
 import type { PublishedCatalog } from '../index/catalog-registry.js';
 import { VectorSearcher } from '../vector/vector-searcher.js';
-import type { ComponentFactory } from '../compose/component-factory.js';
 
 export type SearchMode = 'words' | 'meaning';
 

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { ComponentFactory } from '../compose/component-factory.js';
 import { errorMessage } from '../errors.js';
 import { keys } from '../layout.js';
 import type { Catalog } from '../model.js';
-import type { ComponentFactory } from '../compose/component-factory.js';
 
 /** Layers in the order a delete walks them: the reverse of the write order, then the database. */
 export type DeleteLayer = 'vector' | 'index' | 'file' | 'db';
@@ -142,6 +142,8 @@ async function clearMarks(f: ComponentFactory, catalog: Catalog, version: number
   if (custom || existsSync(f.layout.contentDedupDirOf(kind))) {
     await (await f.contentDedup(catalog.settings.contentDedup)).clearVersion(catalog.id, version);
   }
+  // Their LevelDB locks are let go, so another process can crawl right after a delete (they reopen on next use).
+  if (f.runs.local().every((r) => r.catalogId === catalog.id)) await f.releaseDedup();
   return undefined;
 }
 

@@ -1,8 +1,14 @@
+import type { ComponentFactory } from '../compose/component-factory.js';
 import { ConfigError, CrawlerError } from '../errors.js';
 import type { Catalog, CrawlAction } from '../model.js';
 import type { CatalogRef, CatalogService } from './catalog-service.js';
-import type { ComponentFactory } from '../compose/component-factory.js';
-import { DELETE_ORDER, type DeleteLayer, type DeleteResultRow, existingVersions, pruneTargets } from './version-eraser.js';
+import {
+  DELETE_ORDER,
+  type DeleteLayer,
+  type DeleteResultRow,
+  existingVersions,
+  pruneTargets,
+} from './version-eraser.js';
 
 /**
  * serving: search reads it · published: a run of it ended normally, search reads another · incomplete: its last
@@ -248,7 +254,10 @@ function normalizeLayers(layers: DeleteLayer[] | undefined): DeleteLayer[] {
 export async function assertNotRunning(f: ComponentFactory, catalog: Catalog): Promise<void> {
   const holder = await f.runs.holder(catalog.id);
   if (holder) {
-    throw new CrawlerError('CONFLICT', `catalog "${catalog.name}" is busy: ${holder.action} in ${holder.where} since ${holder.since}`, {
+    const what = ['replay', 'delete'].includes(holder.action)
+      ? `busy: a ${holder.action} runs in ${holder.where}`
+      : `being crawled by ${holder.where}`;
+    throw new CrawlerError('CONFLICT', `catalog "${catalog.name}" is ${what} since ${holder.since}`, {
       fix: 'wait for it to finish, or stop it (Ctrl-C / pause) first',
     });
   }

@@ -1,3 +1,4 @@
+import { defaultCatalogSettings } from '../config.js';
 import { CrawlerError } from '../errors.js';
 import type { Catalog, ImageRow, ReportRow, ResourceImageRow, ResourceRow } from '../model.js';
 
@@ -15,6 +16,8 @@ export interface TableSpec<Row> {
   readonly table: string;
   readonly columns: readonly Column<Row>[];
   readonly conflict: readonly string[];
+  /** Completes a row read back (e.g. catalog settings stored before a field existed get its default). */
+  readonly read?: (row: Row) => Row;
 }
 
 function col<Row>(column: string, key: keyof Row & string, kind: ColumnKind = 'text'): Column<Row> {
@@ -24,6 +27,7 @@ function col<Row>(column: string, key: keyof Row & string, kind: ColumnKind = 't
 export const CATALOG: TableSpec<Catalog> = {
   table: 'crawler_catalog',
   conflict: ['id'],
+  read: (catalog) => ({ ...catalog, settings: { ...defaultCatalogSettings, ...catalog.settings } }),
   columns: [
     col('id', 'id'),
     col('name', 'name'),
@@ -171,7 +175,7 @@ function fromDb(kind: ColumnKind, value: unknown): unknown {
 export function rowFromDb<Row>(spec: TableSpec<Row>, record: Record<string, unknown>): Row {
   const row: Record<string, unknown> = {};
   for (const c of spec.columns) row[c.key] = fromDb(c.kind, record[c.column]);
-  return row as Row;
+  return spec.read ? spec.read(row as Row) : (row as Row);
 }
 
 /** A model row as driver values in column order. */
