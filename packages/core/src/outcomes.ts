@@ -19,6 +19,10 @@ export const Outcome = {
   REJECTED_REDIRECT: 'REJECTED_REDIRECT', // a 3xx: its target is dispatched as a url of its own
   REJECTED_UNMODIFIED: 'REJECTED_UNMODIFIED', // 304 or same content on a refresh
   REJECTED_ROBOTS_META_NOINDEX: 'REJECTED_ROBOTS_META_NOINDEX',
+  REJECTED_TRAP: 'REJECTED_TRAP', // a host's trap budget tripped (the rule is recorded beside)
+  REJECTED_TOO_MANY_REDIRECTS: 'REJECTED_TOO_MANY_REDIRECTS', // a redirect chain longer than GF_MAX_REDIRECTS
+  REJECTED_REDIRECT_LOOP: 'REJECTED_REDIRECT_LOOP', // a redirect chain that comes back to a url on it
+  REJECTED_BAD_IMAGE: 'REJECTED_BAD_IMAGE', // a picture whose bytes are not a sane image (pictures, not urls)
   REJECTED_ERROR: 'REJECTED_ERROR', // something threw
   REJECTED_ABANDONED: 'REJECTED_ABANDONED', // the run ended before it was handled
 } as const;

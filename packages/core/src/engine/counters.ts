@@ -29,6 +29,10 @@ const BUCKET: Record<
   REJECTED_BAD_STATUS: 'failures',
   REJECTED_TOO_LARGE: 'failures',
   REJECTED_ERROR: 'failures',
+  REJECTED_TRAP: 'filtered',
+  REJECTED_TOO_MANY_REDIRECTS: 'failures',
+  REJECTED_REDIRECT_LOOP: 'redirected',
+  REJECTED_BAD_IMAGE: 'failures',
   REJECTED_UNMODIFIED: 'unmodified',
   REJECTED_ABANDONED: 'abandoned',
 };
