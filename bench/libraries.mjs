@@ -20,6 +20,7 @@ import { parseSitemap } from '../packages/core/src/acceptors/sitemap.ts';
 import { BloomFilter } from '../packages/core/src/dedup/bloom-filter.ts';
 import { hammingDistance, simhash64 } from '../packages/core/src/dedup/simhash.ts';
 import { normalizeUrl } from '../packages/core/src/url/normalize.ts';
+import { rng } from '../packages/core/test/support/random.mjs';
 
 const QUICK = process.argv.includes('--quick');
 const RUNS = QUICK ? 3 : 5;
@@ -41,18 +42,6 @@ function time(fn, runs = RUNS) {
   }
   ms.sort((a, b) => a - b);
   return ms[Math.floor(ms.length / 2)];
-}
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function table(title, head, rows) {
