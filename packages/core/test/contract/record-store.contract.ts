@@ -3,6 +3,7 @@ import {
   type Catalog,
   type CatalogSettings,
   CrawlerError,
+  defaultCatalogSettings,
   type ImageRow,
   ids,
   type RecordDatabase,
@@ -16,7 +17,9 @@ import {
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+/** Every field set (the defaults fill in any field added later), most of them away from their default. */
 const settings: CatalogSettings = {
+  ...defaultCatalogSettings,
   depth: 3,
   maxPages: 100,
   durationMinutes: 5,
@@ -32,6 +35,10 @@ const settings: CatalogSettings = {
   robots: true,
   sitemap: false,
   maxConsecutiveFailures: 20,
+  acceptors: ['depth', 'path-patterns'],
+  fetcher: 'http',
+  contentExtractor: 'readability',
+  contentDedup: 'simhash',
 };
 
 export function makeCatalog(overrides: Partial<Catalog> = {}): Catalog {
@@ -180,6 +187,19 @@ export function describeRecordDatabaseContract(name: string, open: () => Promise
         expect(await db.catalogs.findByName(catalog.name)).toEqual(catalog);
         expect(await db.catalogs.findByName('no-such-catalog')).toBeUndefined();
         expect(await db.catalogs.get(ids.catalog())).toBeUndefined();
+
+        // A catalog stored before a settings field existed reads back with that field's default.
+        const { fetcher: _f, contentExtractor: _c, acceptors: _a, contentDedup: _d, ...older } = settings;
+        const old = makeCatalog({ settings: older as CatalogSettings });
+        await db.catalogs.create(old);
+        expect((await db.catalogs.get(old.id))?.settings).toEqual({
+          ...settings,
+          fetcher: 'http',
+          contentExtractor: 'html',
+          acceptors: [],
+          contentDedup: '',
+        });
+        await db.catalogs.delete(old.id);
 
         const sibling = makeCatalog({ url: catalog.url, createdAt: '2024-05-02T00:00:00.000Z' });
         await db.catalogs.create(sibling);
