@@ -76,7 +76,10 @@ export const settingsSchema = z.strictObject({
     .int()
     .min(1024)
     .default(10 * 1024 * 1024),
-  /** GF_MAX_REDIRECTS @default 10 */
+  /**
+   * GF_MAX_REDIRECTS: redirects followed from one url — inside a fetch for pictures, robots.txt and sitemaps, and
+   * along a chain of page redirects (each target is a url of its own; past it REJECTED_TOO_MANY_REDIRECTS). @default 10
+   */
   maxRedirects: z.coerce.number().int().min(0).max(50).default(10),
   /** GF_IMAGE_MIN_SIZE: pictures smaller than this (px, both sides, when known) or bytes/10 are skipped. @default 100 */
   imageMinSize: z.coerce.number().int().min(0).default(100),
@@ -258,6 +261,22 @@ export const catalogSettingsSchema = z.strictObject({
   sitemap: z.boolean().default(true),
   /** Consecutive failures after which the crawl ends unpublished. @default 20 */
   maxConsecutiveFailures: z.number().int().min(1).default(20),
+  /**
+   * Trap budget: duplicate (or near-duplicate) pages of one host in a row after which the url shapes of those pages
+   * are refused on that host as REJECTED_TRAP:duplicates-in-a-row (docs/reliability.md). @default 20
+   */
+  trapDuplicates: z.number().int().min(1).default(20),
+  /**
+   * Trap budget: urls dispatched at most per path pattern with repeating segments (`/a/b/a/b/…`) and per numeric
+   * sequence of urls each found on the one before (`?month=2025-01` → `?month=2025-02`, `?page=N`); past it
+   * REJECTED_TRAP:repeating-segments / growing-query / growing-path (docs/reliability.md). @default 100
+   */
+  trapPatternUrls: z.number().int().min(1).default(100),
+  /**
+   * Session-id parameter names of this site, dropped from its urls besides the built-in list (`sid`, `PHPSESSID`,
+   * `jsessionid`, `ASPSESSIONID…`, `zenid`, `osCsid`, …; docs/reliability.md). @default []
+   */
+  sessionParams: z.array(z.string().regex(/^[^\s&=;/?#]+$/, 'a parameter name')).default(() => []),
   /**
    * The optional acceptors to run, by name in the acceptor registry (`robots-txt`, `path-patterns`, … or a
    * registered one); the mandatory ones (`domain-scope`, `start-url-prefix`) always run. Empty = all six built-in

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { CrawlerError } from '../errors.js';
-import type { FrontierEntry, LeasedEntry } from '../frontier/frontier.js';
+import type { LeasedEntry } from '../frontier/frontier.js';
 import type { ImageRow, ResourceImageRow, ResourceRow } from '../model.js';
 import type { Outcome } from '../outcomes.js';
 import type { Counters } from './counters.js';
@@ -135,8 +135,8 @@ export class Committer {
       if (links.length > 0) await d.records.saveResourceImages(links);
     });
 
-    const puts: FrontierEntry[] = batch.flatMap((c) => c.offer?.accepted ?? []);
-    const refused = this.#queue.firstRefusals(batch.map((c) => c.offer));
+    // The trap budget runs here, over the urls offered for the first time: only offers that are committed count.
+    const { puts, refused } = this.#queue.settle(batch.map((c) => c.offer));
     const journal: JournalChanges = { put: [], del: [] };
     // Refused urls are counted once per run; a resumed run reads them back from the journal.
     for (const r of refused) journal.put.push([`refused:${r.url}`, '']);

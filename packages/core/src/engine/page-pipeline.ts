@@ -125,6 +125,15 @@ const knownUrlFilter: Stage = async (page, ctx) => {
   return done(Outcome.REJECTED_KNOWN);
 };
 
+/**
+ * The host's trap budget: a queued url whose shape was blocked after duplicate pages in a row (trap-budget.ts) ends
+ * as REJECTED_TRAP:duplicates-in-a-row without a request. The other trap rules refuse urls before they are queued.
+ */
+const trapBudget: Stage = async (page, { queue }) => {
+  const trap = queue.traps.blocked(page.entry.url);
+  return trap ? done(Outcome.REJECTED_TRAP, trap.rule, trap.reason) : NEXT;
+};
+
 /** Extractor, under the host's politeness slot; the answer goes to the write-ahead log the moment it arrives. */
 const fetchPage: Stage = async (page, { deps: d, clock }) => {
   const recorded = await d.inflight.load(page.hash);
@@ -159,14 +168,40 @@ export function fetchFailureOutcome(err: unknown): Outcome {
     : Outcome.REJECTED_UNREACHABLE;
 }
 
-/** 3xx: its Location is offered as a url of its own. 304 unmodified, 404/410 not found, other ≥ 400 bad status. */
+/**
+ * 3xx: its Location is offered as a url of its own, carrying the chain that led to it. A Location back to a url of
+ * the chain is REJECTED_REDIRECT_LOOP; a url reached after GF_MAX_REDIRECTS redirects that redirects again is
+ * REJECTED_TOO_MANY_REDIRECTS (its target is not offered). 304 unmodified, 404/410 not found, other ≥ 400 bad status.
+ */
 const statusAndRedirect: Stage = async (page, ctx) => {
   const { status, headers } = page.result;
   const { entry } = page;
   if (status >= 300 && status < 400 && status !== 304) {
     const location = headers.location;
-    if (location) page.completion.offer = await ctx.queue.offer([location], entry.depth, entry.url, -1);
-    return done(Outcome.REJECTED_REDIRECT, undefined, `HTTP ${status} to ${location ?? '(no Location)'}`);
+    const target = location ? ctx.queue.canonical(location, entry.url) : undefined;
+    if (!target) return done(Outcome.REJECTED_REDIRECT, undefined, `HTTP ${status} to ${location ?? '(no Location)'}`);
+    const hops = entry.redirects ?? 0;
+    const chain = [...(entry.redirectChain ?? []), entry.url];
+    if (chain.includes(target)) {
+      return done(
+        Outcome.REJECTED_REDIRECT_LOOP,
+        undefined,
+        `HTTP ${status} back to ${[...chain, target].join(' -> ')}`,
+      );
+    }
+    const max = ctx.deps.settings.maxRedirects;
+    if (hops >= max) {
+      return done(
+        Outcome.REJECTED_TOO_MANY_REDIRECTS,
+        undefined,
+        `HTTP ${status} to ${target} after ${hops} redirects from ${chain[0]} (GF_MAX_REDIRECTS ${max})`,
+      );
+    }
+    page.completion.offer = await ctx.queue.offer([target], entry.depth, entry.url, -1, true, {
+      redirects: hops + 1,
+      redirectChain: chain,
+    });
+    return done(Outcome.REJECTED_REDIRECT, undefined, `HTTP ${status} to ${location}`);
   }
   if (status === 304) {
     if (page.previous) page.completion.offer = await storedLinks(page.previous, entry, ctx);
@@ -226,6 +261,8 @@ const contentDedup: Stage = async (page, { deps: d, clock }) => {
     d.contentDedup.checkAndRecord(d.catalog.id, d.version, page.content.text, page.resourceId),
   );
   if (holder !== undefined && holder !== page.resourceId) {
+    // Its links are not followed: a page that answers under endless urls (session ids) would offer endless more.
+    page.completion.offer = undefined;
     return done(Outcome.REJECTED_DUPLICATE, undefined, `same content as resource ${holder}`);
   }
   page.textRecorded = true;
@@ -303,6 +340,7 @@ const outputChain: Stage = async (page, { deps: d, clock, owed }) => {
 /** The document pipeline, in order. A stage's name is the detail of REJECTED_ERROR when it throws. */
 export const DOCUMENT_PIPELINE: ReadonlyArray<{ readonly name: string; readonly run: Stage }> = [
   { name: 'known-url', run: knownUrlFilter },
+  { name: 'trap', run: trapBudget },
   { name: 'fetch', run: fetchPage },
   { name: 'status', run: statusAndRedirect },
   { name: 'markup', run: markupCheck },
@@ -342,7 +380,10 @@ export async function handlePage(entry: LeasedEntry, ctx: PipelineContext): Prom
       ctx.counters.abandon();
       return undefined;
     }
-    if (verdict !== NEXT) return end(page, verdict);
+    if (verdict !== NEXT) {
+      ctx.queue.traps.handled(entry.url, verdict.outcome);
+      return end(page, verdict);
+    }
   }
   throw new Error(`no stage decided the outcome of ${entry.url}`);
 }

@@ -1,6 +1,9 @@
+import { defaultCatalogSettings } from '../config.js';
 import type { FrontierEntry } from '../frontier/frontier.js';
 import type { Outcome } from '../outcomes.js';
+import { normalizeUrl } from '../url/normalize.js';
 import type { CrawlEngineDeps } from './engine-deps.js';
+import { TrapBudget, trapRefusal } from './trap-budget.js';
 
 /** A link an acceptor refused: counted once per run, at the commit of the page that offered it. */
 export interface Refusal {
@@ -16,16 +19,35 @@ export interface Offer {
   refused: Refusal[];
 }
 
+/** What a batch of offers comes to at commit: the urls to put on the frontier, and the refusals to count. */
+export interface SettledOffers {
+  puts: FrontierEntry[];
+  refused: Refusal[];
+}
+
+/** A redirect target carries its chain (see FrontierEntry.redirects). */
+export interface RedirectHop {
+  redirects: number;
+  redirectChain: string[];
+}
+
 const MAX_OFFERED = 2_000_000;
 const MAX_REFUSED = 1_000_000;
 
 /**
  * The queue pipeline (seed 002): a link earns its place in the queue here — normalise (unless the content extractor
- * already did), collapse repeats, run the acceptors (first refusal wins). Nothing is written: the committer puts the
- * accepted links and counts the refused ones together with the page that offered them.
+ * already did; the catalog's own session parameters are dropped either way), collapse repeats, run the acceptors
+ * (first refusal wins). Nothing is written and nothing is marked: at commit, {@link settle} runs the host's trap
+ * budget over the urls offered for the first time, and the committer puts the accepted links and counts the refused
+ * ones together with the page that offered them. An offer that is never settled (the links of a page dropped as a
+ * duplicate) leaves no trace.
  */
 export class QueuePipeline {
-  readonly #d: Pick<CrawlEngineDeps, 'acceptors' | 'normalize'>;
+  readonly #d: Pick<CrawlEngineDeps, 'acceptors' | 'normalize'> & { catalog?: CrawlEngineDeps['catalog'] };
+  /** The host's trap budget (trap-budget.ts): checked at settle, and by the document pipeline's `trap` stage. */
+  readonly traps: TrapBudget;
+  /** The catalog's `sessionParams`, lower case; undefined when it names none. */
+  readonly #sessionParams: ReadonlySet<string> | undefined;
   /**
    * Urls offered during this run (accepted ones): a cache in front of the frontier's own "queued during this run",
    * so a link that appears on every page (navigation) costs one Set lookup instead of acceptors and a store read.
@@ -34,30 +56,60 @@ export class QueuePipeline {
   /** Urls refused during this run: each is counted once. */
   readonly #refused = new Set<string>();
 
-  constructor(deps: Pick<CrawlEngineDeps, 'acceptors' | 'normalize'>) {
+  constructor(deps: Pick<CrawlEngineDeps, 'acceptors' | 'normalize'> & { catalog?: CrawlEngineDeps['catalog'] }) {
     this.#d = deps;
+    const s = deps.catalog?.settings;
+    const extra = (s?.sessionParams ?? []).map((p) => p.trim().toLowerCase()).filter(Boolean);
+    this.#sessionParams = extra.length > 0 ? new Set(extra) : undefined;
+    this.traps = new TrapBudget(() => ({
+      trapDuplicates: deps.catalog?.settings.trapDuplicates ?? defaultCatalogSettings.trapDuplicates,
+      trapPatternUrls: deps.catalog?.settings.trapPatternUrls ?? defaultCatalogSettings.trapPatternUrls,
+    }));
   }
 
-  /** Links found at `depth` on `referrer`; a negative priority queues them first (seeds, redirect targets). */
+  /**
+   * The normal form of a link (normalised unless `normalized`), without the catalog's own session parameters;
+   * undefined when it is not crawlable.
+   */
+  canonical(raw: string, base: string | undefined, normalized = false): string | undefined {
+    const url = normalized ? raw : this.#d.normalize(raw, base);
+    if (!url || !this.#sessionParams || (!url.includes('?') && !url.includes(';'))) return url;
+    return normalizeUrl(url, undefined, { sessionParams: this.#sessionParams });
+  }
+
+  /**
+   * Links found at `depth` on `referrer`; a negative priority queues them first (seeds, redirect targets). A redirect
+   * target is offered with its `hop`: how many redirects led to it and the chain's urls.
+   */
   async offer(
     rawUrls: string[],
     depth: number,
     referrer: string | undefined,
     priority = 0,
     normalized = false,
+    hop?: RedirectHop,
   ): Promise<Offer> {
     const d = this.#d;
     const unique = new Set<string>();
     for (const raw of rawUrls) {
-      const url = normalized ? raw : d.normalize(raw, referrer);
+      const url = this.canonical(raw, referrer, normalized);
       if (url && !this.#offered.has(url) && !this.#refused.has(url)) unique.add(url);
     }
     const offer: Offer = { accepted: [], refused: [] };
     for (const url of unique) {
       const verdict = await d.acceptors.check({ url, depth, referrer });
       if (verdict.accept) {
-        if (this.#offered.size < MAX_OFFERED) this.#offered.add(url);
-        offer.accepted.push({ url, depth, referrer, priority: priority < 0 ? 0 : priority + Math.min(depth, 100) });
+        const entry: FrontierEntry = {
+          url,
+          depth,
+          referrer,
+          priority: priority < 0 ? 0 : priority + Math.min(depth, 100),
+        };
+        if (hop) {
+          entry.redirects = hop.redirects;
+          entry.redirectChain = hop.redirectChain;
+        }
+        offer.accepted.push(entry);
       } else {
         offer.refused.push({
           url,
@@ -77,16 +129,33 @@ export class QueuePipeline {
     return true;
   }
 
-  /** The refusals among `offers` not yet counted in this run, now marked counted. */
-  firstRefusals(offers: ReadonlyArray<Offer | undefined>): Refusal[] {
-    const first: Refusal[] = [];
+  /**
+   * The offers of one commit: each url offered for the first time this run goes through the trap budget, then is
+   * marked offered (to be put) or refused (to be counted, once per run). A url already put or counted is left out
+   * (past the cache's size the frontier, which does not enqueue a url twice in a run, collapses it).
+   */
+  settle(offers: ReadonlyArray<Offer | undefined>): SettledOffers {
+    const puts: FrontierEntry[] = [];
+    const refused: Refusal[] = [];
+    const refuse = (r: Refusal) => {
+      if (this.#refused.has(r.url) || this.#offered.has(r.url)) return;
+      if (this.#refused.size < MAX_REFUSED) this.#refused.add(r.url);
+      refused.push(r);
+    };
     for (const offer of offers) {
-      for (const r of offer?.refused ?? []) {
-        if (this.#refused.has(r.url)) continue;
-        if (this.#refused.size < MAX_REFUSED) this.#refused.add(r.url);
-        first.push(r);
+      for (const entry of offer?.accepted ?? []) {
+        // Put by an earlier offer (of this commit or before), or counted as refused.
+        if (this.#offered.has(entry.url) || this.#refused.has(entry.url)) continue;
+        const trap = this.traps.admit(entry);
+        if (trap) {
+          refuse(trapRefusal(entry.url, trap));
+          continue;
+        }
+        if (this.#offered.size < MAX_OFFERED) this.#offered.add(entry.url);
+        puts.push(entry);
       }
+      for (const r of offer?.refused ?? []) refuse(r);
     }
-    return first;
+    return { puts, refused };
   }
 }

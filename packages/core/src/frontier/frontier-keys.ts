@@ -53,15 +53,32 @@ export function checkEntry(entry: FrontierEntry): void {
   }
 }
 
-/** Compact JSON of an entry for the `f:` and `i:` values. */
+/**
+ * Compact JSON of an entry for the `f:` and `i:` values: `[url, depth, referrer, priority]`, and for a redirect
+ * target two more, `redirects` and `redirectChain`. Entries written before redirects were carried (four elements)
+ * still decode, as entries without a chain.
+ */
 export function encodeEntry(entry: FrontierEntry): string {
-  return JSON.stringify([entry.url, entry.depth, entry.referrer ?? null, entry.priority ?? null]);
+  const base: unknown[] = [entry.url, entry.depth, entry.referrer ?? null, entry.priority ?? null];
+  if (entry.redirects) base.push(entry.redirects, entry.redirectChain ?? []);
+  return JSON.stringify(base);
 }
 
 export function decodeEntry(value: string): FrontierEntry {
-  const [url, depth, referrer, priority] = JSON.parse(value) as [string, number, string | null, number | null];
+  const [url, depth, referrer, priority, redirects, chain] = JSON.parse(value) as [
+    string,
+    number,
+    string | null,
+    number | null,
+    number | undefined,
+    string[] | undefined,
+  ];
   const entry: FrontierEntry = { url, depth };
   if (referrer !== null) entry.referrer = referrer;
   if (priority !== null) entry.priority = priority;
+  if (typeof redirects === 'number' && redirects > 0) {
+    entry.redirects = redirects;
+    entry.redirectChain = Array.isArray(chain) ? chain : [];
+  }
   return entry;
 }

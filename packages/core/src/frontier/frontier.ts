@@ -15,6 +15,10 @@ export interface FrontierEntry {
   referrer?: string | undefined;
   /** Lower is sooner. @default 0 */
   priority?: number | undefined;
+  /** A redirect target: how many redirects led to it (1 = the target of the first 3xx). @default 0 */
+  redirects?: number | undefined;
+  /** A redirect target: the urls of its chain so far, first one first (a Location back to one of them is a loop). */
+  redirectChain?: string[] | undefined;
 }
 
 /** A polled entry; ack() it once its outcome is durable. */

@@ -42,6 +42,53 @@ export function isTrackingParam(name: string): boolean {
 }
 
 /**
+ * Query (and `;name=value` path) parameter names that carry a visitor's session, compared without letter case:
+ * the same page answers under every value, so a site that puts them in its links offers endless new urls for one
+ * page (the session-id trap). A catalog extends the list with its `sessionParams` setting.
+ */
+export const SESSION_PARAMS: readonly string[] = [
+  'sid',
+  'sessid',
+  'sessionid',
+  'session_id',
+  'sess_id',
+  'phpsessid',
+  'jsessionid',
+  'aspsessionid',
+  'cfid',
+  'cftoken',
+  'zenid',
+  'oscsid',
+  'xtcsid',
+  'wicketsession',
+];
+const SESSION_SET: ReadonlySet<string> = new Set(SESSION_PARAMS);
+
+/** Session parameter name prefixes: IIS names its cookie `ASPSESSIONID` followed by eight letters. */
+const SESSION_PREFIXES: readonly string[] = ['aspsessionid'];
+
+/**
+ * true when a parameter name (already decoded) is a session id: one of {@link SESSION_PARAMS}, an `ASPSESSIONID…`
+ * name, or one of `extra` (lower case).
+ */
+export function isSessionParam(name: string, extra?: ReadonlySet<string>): boolean {
+  const n = name.toLowerCase();
+  return SESSION_SET.has(n) || SESSION_PREFIXES.some((p) => n.startsWith(p)) || extra?.has(n) === true;
+}
+
+/** Options of {@link normalizeUrl}. */
+export interface NormalizeOptions {
+  /** More session parameter names to drop (lower case), besides {@link SESSION_PARAMS}. */
+  sessionParams?: ReadonlySet<string> | undefined;
+}
+
+/** `;name=value` path parameters (`;jsessionid=…`) whose name is a session id are dropped. */
+function stripPathSessions(path: string, extra?: ReadonlySet<string>): string {
+  if (!path.includes(';')) return path;
+  return path.replace(/;([^;/=?]*)=?[^;/?]*/g, (m, name: string) => (isSessionParam(safeDecode(name), extra) ? '' : m));
+}
+
+/**
  * RFC 3986 §6.2.2.2: percent-encodings get uppercase hex digits, and octets of unreserved characters are decoded.
  * A `%` not followed by two hex digits is left as it is.
  */
@@ -61,7 +108,7 @@ function safeDecode(s: string): string {
   }
 }
 
-function normalizeQuery(search: string): string {
+function normalizeQuery(search: string, extra?: ReadonlySet<string>): string {
   if (search.length <= 1) return '';
   const pairs: { key: string; pair: string }[] = [];
   for (const part of search.slice(1).split('&')) {
@@ -69,7 +116,8 @@ function normalizeQuery(search: string): string {
     const pair = normalizePercentEncoding(part);
     const eq = pair.indexOf('=');
     const key = eq === -1 ? pair : pair.slice(0, eq);
-    if (isTrackingParam(safeDecode(key))) continue;
+    const name = safeDecode(key);
+    if (isTrackingParam(name) || isSessionParam(name, extra)) continue;
     pairs.push({ key, pair });
   }
   if (pairs.length === 0) return '';
@@ -84,8 +132,10 @@ function normalizeQuery(search: string): string {
  * Starting from the WHATWG URL parser (which lowercases scheme and host, turns IDN hosts into punycode, drops the
  * default port, resolves `.`/`..` segments including `%2e` forms, and gives an empty path as `/`), it also:
  * normalises percent-encoding (uppercase hex, unreserved octets decoded), drops a trailing dot of the host, drops the
- * fragment, drops tracking parameters (`utm_*`, `gclid`, `fbclid`, `mc_cid`, `mc_eid`, `_ga`, `ref_src`, …), sorts
- * the query parameters by name and drops an empty query.
+ * fragment, drops tracking parameters (`utm_*`, `gclid`, `fbclid`, `mc_cid`, `mc_eid`, `_ga`, `ref_src`, …), drops
+ * session ids from the query and from `;name=value` path parameters ({@link SESSION_PARAMS}: `sid`, `PHPSESSID`,
+ * `;jsessionid=…`, `ASPSESSIONID…`, `zenid`, `osCsid`, … and `options.sessionParams`), sorts the query parameters
+ * by name and drops an empty query.
  *
  * Deliberately kept as they are:
  * - a trailing slash: `http://h/a/` and `http://h/a` are different resources on real servers (the first is a
@@ -98,7 +148,7 @@ function normalizeQuery(search: string): string {
  * @returns the normalised absolute url, or undefined when it is not a crawlable http(s) url
  *   (`mailto:`, `javascript:`, `data:`, `tel:`, malformed, no host)
  */
-export function normalizeUrl(raw: string, base?: string | URL): string | undefined {
+export function normalizeUrl(raw: string, base?: string | URL, options?: NormalizeOptions): string | undefined {
   const input = raw.trim();
   if (input === '' && base === undefined) return undefined;
   let url: URL;
@@ -111,9 +161,10 @@ export function normalizeUrl(raw: string, base?: string | URL): string | undefin
   if (url.hostname === '' || url.hostname === '.') return undefined;
   if (url.hostname.endsWith('.')) url.hostname = url.hostname.replace(/\.+$/, '');
   url.hash = '';
-  const path = normalizePercentEncoding(url.pathname);
+  const extra = options?.sessionParams;
+  const path = stripPathSessions(normalizePercentEncoding(url.pathname), extra);
   if (path !== url.pathname) url.pathname = path;
-  const query = normalizeQuery(url.search);
+  const query = normalizeQuery(url.search, extra);
   // An empty query must lose its `?` too: `search = ''` does that, `search = '?'` would not.
   url.search = query;
   return url.href;

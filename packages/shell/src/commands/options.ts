@@ -39,6 +39,9 @@ export interface SettingsOptions {
   maxVersions?: number;
   maxRetries?: number;
   maxConsecutiveFailures?: number;
+  trapDuplicates?: number;
+  trapPatternUrls?: number;
+  sessionParams?: string[];
   acceptors?: string[];
   fetcher?: string;
   contentExtractor?: string;
@@ -74,6 +77,21 @@ export function settingsOptions(command: Command): Command {
       intArg('--max-consecutive-failures', 1),
     )
     .option(
+      '--trap-duplicates <n>',
+      'duplicate pages of one host in a row after which their url shapes are refused as a trap',
+      intArg('--trap-duplicates', 1),
+    )
+    .option(
+      '--trap-pattern-urls <n>',
+      'urls at most per repeating-segment path pattern and per numeric sequence (calendar, ?page=N)',
+      intArg('--trap-pattern-urls', 1),
+    )
+    .option(
+      '--session-params <names>',
+      "the site's own session-id parameters, dropped from its urls (repeatable, comma list)",
+      listArg,
+    )
+    .option(
       '--acceptors <names>',
       'optional acceptors to run, by name (repeatable, comma list; default all; domain-scope and start-url-prefix always run)',
       listArg,
@@ -106,6 +124,9 @@ export function settingsOf(o: SettingsOptions): Partial<CatalogSettings> {
     maxVersions: o.maxVersions,
     maxRetries: o.maxRetries,
     maxConsecutiveFailures: o.maxConsecutiveFailures,
+    trapDuplicates: o.trapDuplicates,
+    trapPatternUrls: o.trapPatternUrls,
+    sessionParams: o.sessionParams,
     acceptors: o.acceptors,
     fetcher: o.fetcher,
     contentExtractor: o.contentExtractor,
