@@ -68,8 +68,18 @@ export const settingsSchema = z.strictObject({
   simhashDistance: z.coerce.number().int().min(0).max(3).default(3),
   /** GF_USER_AGENT */
   userAgent: z.string().default('Greenfinger/0.1 (+https://github.com/greenfinger)'),
-  /** GF_TIMEOUT_MS: connect+headers+body timeout per request. @default 15000 */
+  /**
+   * GF_TIMEOUT_MS: one deadline per request, covering connect, headers and the whole body (redirects included);
+   * a body still arriving at the deadline ends the request. @default 15000
+   */
   timeoutMs: z.coerce.number().int().min(100).default(15000),
+  /**
+   * GF_MIN_BYTES_PER_SECOND: a body arriving slower than this on average, once GF_SLOW_BODY_GRACE_MS have passed
+   * since its headers, is given up (a slow-loris server); 0 turns the check off. @default 1024
+   */
+  minBytesPerSecond: z.coerce.number().int().min(0).default(1024),
+  /** GF_SLOW_BODY_GRACE_MS: how long a body may take before GF_MIN_BYTES_PER_SECOND applies. @default 3000 */
+  slowBodyGraceMs: z.coerce.number().int().min(100).default(3000),
   /** GF_MAX_BODY_BYTES: body size cap for pages. @default 10485760 */
   maxBodyBytes: z.coerce
     .number()
@@ -89,6 +99,10 @@ export const settingsSchema = z.strictObject({
     .int()
     .min(1)
     .default(10 * 1024 * 1024),
+  /** GF_IMAGE_MAX_SIDE: a picture whose header claims a longer side (px) is refused. @default 30000 */
+  imageMaxSide: z.coerce.number().int().min(1).default(30_000),
+  /** GF_IMAGE_MAX_PIXELS: a picture whose header claims more pixels (width × height) is refused. @default 100000000 */
+  imageMaxPixels: z.coerce.number().int().min(1).default(100_000_000),
   /** GF_IMAGES_PER_PAGE @default 50 */
   imagesPerPage: z.coerce.number().int().min(0).default(50),
   /** GF_LOG_LEVEL @default info */
@@ -120,10 +134,14 @@ export const settingsEnv: Record<keyof Settings, string> = {
   simhashDistance: 'GF_SIMHASH_DISTANCE',
   userAgent: 'GF_USER_AGENT',
   timeoutMs: 'GF_TIMEOUT_MS',
+  minBytesPerSecond: 'GF_MIN_BYTES_PER_SECOND',
+  slowBodyGraceMs: 'GF_SLOW_BODY_GRACE_MS',
   maxBodyBytes: 'GF_MAX_BODY_BYTES',
   maxRedirects: 'GF_MAX_REDIRECTS',
   imageMinSize: 'GF_IMAGE_MIN_SIZE',
   imageMaxBytes: 'GF_IMAGE_MAX_BYTES',
+  imageMaxSide: 'GF_IMAGE_MAX_SIDE',
+  imageMaxPixels: 'GF_IMAGE_MAX_PIXELS',
   imagesPerPage: 'GF_IMAGES_PER_PAGE',
   logLevel: 'GF_LOG_LEVEL',
   workers: 'GF_WORKERS',

@@ -118,6 +118,15 @@ export interface RunReport {
   rejected: Record<string, number>;
   /** The first url of each rejected key and why. */
   examples: Record<string, string>;
+  /**
+   * The pictures the pages showed (they are not urls of the frontier, so not in `urls`): `kept` equals
+   * `produced.images`; `rejected` counts the ones fetched and not kept by outcome (`REJECTED_BAD_IMAGE:truncated`,
+   * `REJECTED_BAD_IMAGE:not-an-image`, `REJECTED_TOO_LARGE`, …), `examples` the first of each and why.
+   * Absent from reports written before it existed.
+   */
+  pictures?: { kept: number; rejected: Record<string, number>; examples: Record<string, string> };
+  /** Pages whose bytes were not valid in their charset, decoded as windows-1252 (or utf-8) instead. */
+  content?: { charsetFallbacks: number };
   outputs: Record<string, { written: number; failed: number; lastError?: string }>;
   embedding?: { provider: string; model: string; dims: number; chunks: number; msPerPage: number };
   /** Wall milliseconds per pipeline stage, summed over the pages handled concurrently (fetch, extract, …). */

@@ -31,6 +31,12 @@ export interface ExtractedContent {
   /** <meta name="robots"> */
   robots: { noindex: boolean; nofollow: boolean };
   description: string;
+  /**
+   * Set by the crawl's extraction when the page's bytes were not valid in the charset found for it (declared,
+   * sniffed or the utf-8 default): the charset the text was decoded with instead (`windows-1252` or `utf-8`).
+   * The engine counts these (`report.content.charsetFallbacks`) and stores the charset used on the resource row.
+   */
+  charsetFallback?: string | undefined;
 }
 
 /** ContentExtractor: the article, not the navigation; pure (no I/O), safe to run on a worker thread. */

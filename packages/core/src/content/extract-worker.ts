@@ -29,8 +29,12 @@ export function runExtractJob(job: Omit<ExtractJob, 'id'>) {
     extractor = createContentExtractor(job.extractor);
     extractors.set(job.extractor, extractor);
   }
-  const html = typeof job.html === 'string' ? job.html : decodeBody(job.html, job.contentType).text;
-  return extractor.extract(html, job.url);
+  if (typeof job.html === 'string') return extractor.extract(job.html, job.url);
+  const decoded = decodeBody(job.html, job.contentType);
+  const content = extractor.extract(decoded.text, job.url);
+  // Bytes invalid in their charset were decoded with another (never into U+FFFD): the engine counts it.
+  if (decoded.fallbackFrom !== undefined) content.charsetFallback = decoded.charset;
+  return content;
 }
 
 /**

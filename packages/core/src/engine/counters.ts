@@ -57,7 +57,19 @@ export interface CounterSnapshot {
   rejected: Record<string, number>;
   /** The first url of each rejected key and why, so a report says where urls went, not only how many. */
   examples: Record<string, string>;
+  /**
+   * Pictures are not urls of the frontier: the ones not kept are counted here, never in the url counters (kept
+   * pictures are `images`). Keys as for urls: `REJECTED_BAD_IMAGE:truncated`, `REJECTED_TOO_LARGE`, …
+   */
+  pictures: { rejected: Record<string, number>; examples: Record<string, string> };
+  /** Pages whose bytes were not valid in their charset and were decoded with another (windows-1252 or utf-8). */
+  charsetFallbacks: number;
   elapsedMs: number;
+}
+
+/** Where the pictures that are not kept are counted (see {@link Counters.pictureRejected}). */
+export interface PictureTally {
+  pictureRejected(outcome: Outcome, detail: string | undefined, example: string): void;
 }
 
 const BUCKET_NAMES = [
@@ -73,7 +85,7 @@ const BUCKET_NAMES = [
 ] as const;
 
 /** The run's counters: every url dispatched is handled exactly once, under one outcome. */
-export class Counters {
+export class Counters implements PictureTally {
   dispatched = 0;
   handled = 0;
   images = 0;
@@ -93,6 +105,8 @@ export class Counters {
   };
   readonly rejected: Record<string, number> = {};
   readonly examples: Record<string, string> = {};
+  readonly pictures = { rejected: {} as Record<string, number>, examples: {} as Record<string, string> };
+  charsetFallbacks = 0;
   readonly #start: number;
 
   constructor(start = Date.now(), base?: Partial<CounterSnapshot>) {
@@ -119,6 +133,19 @@ export class Counters {
       this.consecutiveFailures = 0;
   }
 
+  /** A picture fetched for a page and not kept: counted apart from the urls (dispatched = handled still holds). */
+  pictureRejected(outcome: Outcome, detail: string | undefined, example: string): void {
+    const key = detail ? `${outcome}:${detail}` : outcome;
+    const p = this.pictures;
+    p.rejected[key] = (p.rejected[key] ?? 0) + 1;
+    if (p.examples[key] === undefined) p.examples[key] = example.slice(0, 500);
+  }
+
+  /** A page's bytes were not valid in its charset; it was decoded with `charsetFallback` instead. */
+  charsetFallback(): void {
+    this.charsetFallbacks++;
+  }
+
   /**
    * The run ended before this url could be handled (a limit was reached while it was in flight). It is not
    * handled: its lease stays on the frontier and it counts as outstanding.
@@ -137,6 +164,9 @@ export class Counters {
     for (const k of BUCKET_NAMES) this.#buckets[k] = base[k] ?? 0;
     Object.assign(this.rejected, base.rejected ?? {});
     Object.assign(this.examples, base.examples ?? {});
+    Object.assign(this.pictures.rejected, base.pictures?.rejected ?? {});
+    Object.assign(this.pictures.examples, base.pictures?.examples ?? {});
+    this.charsetFallbacks = base.charsetFallbacks ?? 0;
   }
 
   snapshot(): CounterSnapshot {
@@ -150,6 +180,8 @@ export class Counters {
       consecutiveFailures: this.consecutiveFailures,
       rejected: { ...this.rejected },
       examples: { ...this.examples },
+      pictures: { rejected: { ...this.pictures.rejected }, examples: { ...this.pictures.examples } },
+      charsetFallbacks: this.charsetFallbacks,
       elapsedMs: Date.now() - this.#start,
     };
   }

@@ -1,13 +1,15 @@
 import type { Logger } from 'pino';
 import type { ExtractedContent } from '../content/content-extractor.js';
-import { errorMessage } from '../errors.js';
+import { errorMessage, FetchError } from '../errors.js';
 import type { FetchResult } from '../fetch/extractor.js';
 import { ids, sha256Hex, urlHash } from '../ids.js';
 import { keys } from '../layout.js';
 import type { ImageRow } from '../model.js';
+import { Outcome } from '../outcomes.js';
 import type { PageImage } from '../outputs/output-channel.js';
+import type { PictureTally } from './counters.js';
 import type { CrawlEngineDeps } from './engine-deps.js';
-import { imageExtension, probeImageSize } from './image-probe.js';
+import { checkImage, imageExtension } from './image-probe.js';
 import { politeFetch } from './polite-fetch.js';
 
 const MAX_CACHED_URLS = 200_000;
@@ -17,10 +19,15 @@ type ImageDeps = Pick<
   'catalog' | 'version' | 'settings' | 'records' | 'inflight' | 'imageFetcher' | 'politeness' | 'normalize'
 >;
 
+/** Counts nothing: pictures fetched outside a run's counters. */
+const NO_TALLY: PictureTally = { pictureRejected: () => undefined };
+
 /**
  * The pictures of the pages (img / srcset / <picture> / og:image): each picture url is fetched once per run, each
  * picture stored once per version by content hash. A page showing a picture this version already holds links it
- * without fetching it.
+ * without fetching it. A picture is checked from its bytes before it is kept (`checkImage`: signature, header,
+ * complete file, dimensions; the fetch stops at GF_IMAGE_MAX_BYTES); one not kept is counted in the `tally`
+ * (the report's `pictures`), never among the urls.
  */
 export class PageImages {
   readonly #d: ImageDeps;
@@ -48,7 +55,7 @@ export class PageImages {
   }
 
   /** Pictures of one page, fetched together: once per run, stored once per version by content hash. */
-  async forPage(content: ExtractedContent, pageUrl: string): Promise<PageImage[]> {
+  async forPage(content: ExtractedContent, pageUrl: string, tally: PictureTally = NO_TALLY): Promise<PageImage[]> {
     const d = this.#d;
     const min = d.settings.imageMinSize;
     const wanted = content.images.slice(0, d.settings.imagesPerPage).flatMap((ref) => {
@@ -62,7 +69,7 @@ export class PageImages {
         let fresh: PageImage | undefined;
         if (known === undefined) {
           // Pages handled at the same time share one fetch of a picture they both show.
-          const fetching = this.#fetch(url, ref.alt, ref.surroundingText);
+          const fetching = this.#fetch(url, ref.alt, ref.surroundingText, tally);
           known = fetching.then((img) => img?.row);
           if (this.#byUrl.size < MAX_CACHED_URLS) this.#byUrl.set(url, known);
           fresh = await fetching;
@@ -91,27 +98,53 @@ export class PageImages {
     }
   }
 
-  /** One picture; its answer goes to the write-ahead log like a page's. */
-  async #fetch(url: string, alt: string, surroundingText: string): Promise<PageImage | undefined> {
+  /** One picture; its answer goes to the write-ahead log like a page's. Undefined: not kept (and tallied). */
+  async #fetch(url: string, alt: string, surroundingText: string, tally: PictureTally): Promise<PageImage | undefined> {
     const d = this.#d;
     const hash = urlHash(url);
+    const maxBytes = d.settings.imageMaxBytes;
+    const refuse = (outcome: Outcome, detail: string | undefined, why: string): undefined => {
+      tally.pictureRejected(outcome, detail, `${url}: ${why}`);
+      this.#log.debug({ url, outcome, detail, why }, 'picture not kept');
+      return undefined;
+    };
     let result: Omit<FetchResult, 'text'> | undefined = await d.inflight.load(hash);
     if (!result) {
       try {
-        result = await politeFetch(d.politeness, d.imageFetcher, url, { binary: true });
+        result = await politeFetch(d.politeness, d.imageFetcher, url, { binary: true, maxBytes });
       } catch (err) {
-        this.#log.debug({ url, err: errorMessage(err) }, 'image fetch failed');
-        return undefined;
+        const tooLarge = err instanceof FetchError && err.reason === 'too-large';
+        return refuse(
+          tooLarge ? Outcome.REJECTED_TOO_LARGE : Outcome.REJECTED_UNREACHABLE,
+          undefined,
+          errorMessage(err),
+        );
       }
       await d.inflight.save(hash, result);
     }
-    if (result.status !== 200 || result.body.length === 0 || result.body.length > d.settings.imageMaxBytes)
-      return undefined;
-    const type = result.contentType.split(';')[0]?.trim().toLowerCase() ?? '';
-    const probe = probeImageSize(result.body);
-    if (!type.startsWith('image/') && !probe) return undefined;
+    if (result.status === 404 || result.status === 410) {
+      return refuse(Outcome.REJECTED_NOTFOUND, undefined, `HTTP ${result.status}`);
+    }
+    if (result.status !== 200)
+      return refuse(Outcome.REJECTED_BAD_STATUS, String(result.status), `HTTP ${result.status}`);
+    if (result.body.length > maxBytes) {
+      return refuse(
+        Outcome.REJECTED_TOO_LARGE,
+        undefined,
+        `${result.body.length} bytes, cap ${maxBytes} (GF_IMAGE_MAX_BYTES)`,
+      );
+    }
+    const served = result.contentType.split(';')[0]?.trim().toLowerCase() || 'no content type';
+    const check = checkImage(result.body, { maxSide: d.settings.imageMaxSide, maxPixels: d.settings.imageMaxPixels });
+    if (!check.ok) return refuse(Outcome.REJECTED_BAD_IMAGE, check.reason, `${check.why} (served as ${served})`);
     const min = d.settings.imageMinSize;
-    if (probe && (probe.width < min || probe.height < min)) return undefined;
+    if (check.width !== undefined && check.height !== undefined && (check.width < min || check.height < min)) {
+      return refuse(
+        Outcome.REJECTED_FILTER,
+        'image-min-size',
+        `${check.width}×${check.height} px, under ${min} px a side (GF_IMAGE_MIN_SIZE)`,
+      );
+    }
     const contentHash = sha256Hex(result.body);
     const id = ids.image(d.catalog.id, d.version, contentHash);
     const row: ImageRow = {
@@ -120,11 +153,11 @@ export class PageImages {
       version: d.version,
       url,
       contentHash,
-      contentType: type || `image/${probe?.ext ?? 'unknown'}`,
-      path: keys.image(d.catalog.id, d.version, id, imageExtension(type, url, probe?.ext)),
+      contentType: check.contentType,
+      path: keys.image(d.catalog.id, d.version, id, imageExtension(check.contentType, url, check.ext)),
       bytes: result.body.length,
-      width: probe?.width ?? null,
-      height: probe?.height ?? null,
+      width: check.width ?? null,
+      height: check.height ?? null,
       createdAt: new Date().toISOString(),
     };
     if (this.#stored.has(id)) return { row, alt, surroundingText };

@@ -220,9 +220,14 @@ const markupCheck: Stage = async (page) => {
 };
 
 /** ContentExtractor (on a worker thread): title, article text, link density, links, pictures. */
-const contentExtraction: Stage = async (page, { deps: d, clock }) => {
+const contentExtraction: Stage = async (page, { deps: d, clock, counters }) => {
   const { body, contentType } = page.result;
   page.content = await clock.time('extract', d.extract(body, page.entry.url, contentType));
+  // Bytes invalid in their charset were decoded as windows-1252 (or utf-8): counted, and the row says so.
+  if (page.content.charsetFallback) {
+    counters.charsetFallback();
+    page.result.charset = page.content.charsetFallback;
+  }
   return NEXT;
 };
 
@@ -277,8 +282,9 @@ const pageLimitReservation: Stage = async (page, { limit }) => {
 };
 
 /** Pictures: fetched once per run, stored once per version by hash. */
-const pictures: Stage = async (page, { deps: d, clock, images }) => {
-  if (d.catalog.settings.images) page.images = await clock.time('images', images.forPage(page.content, page.entry.url));
+const pictures: Stage = async (page, { deps: d, clock, images, counters }) => {
+  if (d.catalog.settings.images)
+    page.images = await clock.time('images', images.forPage(page.content, page.entry.url, counters));
   return NEXT;
 };
 

@@ -59,6 +59,8 @@ export function buildRunReport(input: {
     },
     rejected: c.rejected,
     examples: c.examples,
+    pictures: { kept: c.images, rejected: c.pictures.rejected, examples: c.pictures.examples },
+    content: { charsetFallbacks: c.charsetFallbacks },
     outputs: input.outputs,
     stages: result.stages,
     ...(input.embedding ? { embedding: input.embedding } : {}),

@@ -91,10 +91,106 @@ function decodeWindows1252(body: Uint8Array): string {
   return s.replace(C1, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80]!);
 }
 
-/** Decode a body with {@link detectCharset}; invalid bytes become U+FFFD, a BOM is stripped. */
-export function decodeBody(body: Uint8Array, contentType?: string | null): CharsetDetection & { text: string } {
+const fatalDecoders = new Map<string, TextDecoder | null>();
+
+/** A decoder that throws on bytes invalid in its charset (`fatal`); null for labels TextDecoder does not know. */
+function fatalDecoderFor(charset: string): TextDecoder | null {
+  let d = fatalDecoders.get(charset);
+  if (d === undefined) {
+    try {
+      d = new TextDecoder(charset, { fatal: true });
+    } catch {
+      d = null;
+    }
+    if (fatalDecoders.size > 256) fatalDecoders.clear();
+    fatalDecoders.set(charset, d);
+  }
+  return d;
+}
+
+function decodesCleanly(decoder: TextDecoder, body: Uint8Array): string | undefined {
+  try {
+    return decoder.decode(body);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Length of the well-formed UTF-8 sequence starting at `i` (WHATWG / Unicode table 3-7: no overlongs, no
+ * surrogates, nothing past U+10FFFF), or 0 when the byte there does not start one.
+ */
+function utf8SequenceAt(b: Uint8Array, i: number): number {
+  const c = b[i]!;
+  if (c < 0x80) return 1;
+  const cont = (j: number, lo = 0x80, hi = 0xbf) => j < b.length && b[j]! >= lo && b[j]! <= hi;
+  if (c >= 0xc2 && c <= 0xdf) return cont(i + 1) ? 2 : 0;
+  if (c >= 0xe0 && c <= 0xef) {
+    const lo = c === 0xe0 ? 0xa0 : 0x80;
+    const hi = c === 0xed ? 0x9f : 0xbf;
+    return cont(i + 1, lo, hi) && cont(i + 2) ? 3 : 0;
+  }
+  if (c >= 0xf0 && c <= 0xf4) {
+    const lo = c === 0xf0 ? 0x90 : 0x80;
+    const hi = c === 0xf4 ? 0x8f : 0xbf;
+    return cont(i + 1, lo, hi) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+  }
+  return 0;
+}
+
+/**
+ * UTF-8 where the bytes are well-formed UTF-8, windows-1252 for every byte that is not: a latin-1 page labelled
+ * utf-8 reads as windows-1252 throughout (its high bytes are almost never valid UTF-8), and a UTF-8 page with a
+ * few stray latin-1 bytes keeps its UTF-8 text. Never produces U+FFFD.
+ */
+function decodeUtf8OrWindows1252(body: Uint8Array): string {
+  const buf = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  const parts: string[] = [];
+  let runStart = 0;
+  let i = 0;
+  while (i < buf.length) {
+    const n = utf8SequenceAt(buf, i);
+    if (n > 0) {
+      i += n;
+      continue;
+    }
+    if (i > runStart) parts.push(buf.toString('utf8', runStart, i));
+    const c = buf[i]!;
+    parts.push(c >= 0x80 && c <= 0x9f ? CP1252_HIGH[c - 0x80]! : String.fromCharCode(c));
+    i++;
+    runStart = i;
+  }
+  if (runStart < buf.length) parts.push(buf.toString('utf8', runStart));
+  const text = parts.join('');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** What {@link decodeBody} returns: the detection, the text, and the fallback taken when the bytes did not fit. */
+export interface DecodedBody extends CharsetDetection {
+  text: string;
+  /**
+   * Set when the bytes were not valid in the charset found (declared, sniffed or the utf-8 default): that charset.
+   * `charset` is then the one actually used — `utf-8` when the bytes are valid UTF-8, else `windows-1252` (UTF-8
+   * sequences kept where they are well-formed), as browsers and mature crawlers do.
+   */
+  fallbackFrom?: string | undefined;
+}
+
+/**
+ * Decode a body with {@link detectCharset}; a BOM is stripped. Bytes that are not valid in the charset found are
+ * never turned into U+FFFD: the body is decoded as UTF-8 if it is valid UTF-8, else as windows-1252 (see
+ * {@link DecodedBody.fallbackFrom}).
+ */
+export function decodeBody(body: Uint8Array, contentType?: string | null): DecodedBody {
   const detection = detectCharset(body, contentType);
   if (detection.charset === 'windows-1252') return { ...detection, text: decodeWindows1252(body) };
-  const decoder = decoderFor(detection.charset) ?? decoderFor('utf-8')!;
-  return { ...detection, text: decoder.decode(body) };
+  const strict = fatalDecoderFor(detection.charset) ?? fatalDecoderFor('utf-8')!;
+  const text = decodesCleanly(strict, body);
+  if (text !== undefined) return { ...detection, text };
+  const declared = detection.charset;
+  if (declared !== 'utf-8') {
+    const asUtf8 = decodesCleanly(fatalDecoderFor('utf-8')!, body);
+    if (asUtf8 !== undefined) return { ...detection, charset: 'utf-8', fallbackFrom: declared, text: asUtf8 };
+  }
+  return { ...detection, charset: 'windows-1252', fallbackFrom: declared, text: decodeUtf8OrWindows1252(body) };
 }

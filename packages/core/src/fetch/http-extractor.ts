@@ -10,12 +10,16 @@ import type { Extractor, FetchOptions, FetchResult } from './extractor.js';
 
 /** Options of {@link HttpExtractor}. Timeouts, caps and the User-Agent come from the node settings. */
 export interface HttpExtractorOptions {
-  settings: Pick<Settings, 'userAgent' | 'timeoutMs' | 'maxBodyBytes' | 'maxRedirects'>;
+  settings: Pick<Settings, 'userAgent' | 'timeoutMs' | 'maxBodyBytes' | 'maxRedirects'> &
+    Partial<Pick<Settings, 'minBytesPerSecond' | 'slowBodyGraceMs'>>;
   /** Keep-alive connections per origin. @default 8 */
   connectionsPerOrigin?: number | undefined;
   /** Idle keep-alive sockets are closed after this. @default 10000 */
   keepAliveTimeoutMs?: number | undefined;
-  /** Wall-clock cap on one request, redirects included (headers/body timeouts are per step). @default 3 × timeoutMs */
+  /**
+   * The one deadline of a request: connect, headers and the whole body, redirects included (a body still arriving
+   * then is given up). @default settings.timeoutMs (GF_TIMEOUT_MS)
+   */
   totalTimeoutMs?: number | undefined;
   /** Extra headers sent with every request. */
   headers?: Record<string, string> | undefined;
@@ -90,18 +94,106 @@ function reasonOf(code: string, err: unknown): FetchFailureReason {
   return 'network';
 }
 
-function toFetchError(err: unknown, url: string, signal: AbortSignal | undefined, deadline: AbortSignal): FetchError {
-  if (err instanceof FetchError) return err;
+/** How often a body's average rate is checked against GF_MIN_BYTES_PER_SECOND. */
+const RATE_CHECK_MS = 250;
+
+/**
+ * The deadline of one request, and the minimum rate of its body: either aborts the request's signal with the
+ * FetchError (reason 'timeout') the fetch then throws, so the caller's host slot is given back at once.
+ * A deadline met before the headers is worth another try (the server may be busy); a body that is still
+ * arriving at the deadline, or arrives slower than the minimum rate, is not (a slow-loris server would hold the
+ * slot again for as long).
+ */
+class RequestClock {
+  readonly #controller = new AbortController();
+  readonly #started = performance.now();
+  readonly #deadline: NodeJS.Timeout;
+  #rate: NodeJS.Timeout | undefined;
+  #bodyStart = 0;
+  #bodyBytes = 0;
+  url: string;
+
+  constructor(
+    url: string,
+    readonly budgetMs: number,
+    readonly minBytesPerSecond: number,
+    readonly graceMs: number,
+  ) {
+    this.url = url;
+    this.#deadline = setTimeout(() => this.#expire(), budgetMs);
+    this.#deadline.unref();
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** The FetchError the clock aborted the request with, if it did. */
+  get failure(): FetchError | undefined {
+    const s = this.#controller.signal;
+    return s.aborted && s.reason instanceof FetchError ? s.reason : undefined;
+  }
+
+  /** The headers arrived: from now on the body is metered. */
+  startBody(): void {
+    this.#bodyStart = performance.now();
+    if (this.minBytesPerSecond <= 0 || this.#rate) return;
+    this.#rate = setInterval(() => this.#checkRate(), Math.min(RATE_CHECK_MS, this.graceMs));
+    this.#rate.unref();
+  }
+
+  /** Body bytes as they arrive off the wire (before decompression). */
+  count(bytes: number): void {
+    this.#bodyBytes += bytes;
+  }
+
+  stop(): void {
+    clearTimeout(this.#deadline);
+    if (this.#rate) clearInterval(this.#rate);
+  }
+
+  #expire(): void {
+    const inBody = this.#bodyStart > 0;
+    const where = inBody ? `its body still arriving (${this.#bodyBytes} bytes so far)` : 'before its headers';
+    this.#abort(
+      new FetchError(
+        `fetch of ${this.url} timed out after ${this.budgetMs} ms, ${where}; GF_TIMEOUT_MS is the deadline of the whole request`,
+        { reason: 'timeout', retryable: !inBody },
+      ),
+    );
+  }
+
+  #checkRate(): void {
+    const elapsed = performance.now() - this.#bodyStart;
+    if (elapsed < this.graceMs) return;
+    const rate = (this.#bodyBytes * 1000) / elapsed;
+    if (rate >= this.minBytesPerSecond) return;
+    this.#abort(
+      new FetchError(
+        `body of ${this.url} too slow: ${this.#bodyBytes} bytes in ${(elapsed / 1000).toFixed(1)} s, under ` +
+          `GF_MIN_BYTES_PER_SECOND=${this.minBytesPerSecond} (after GF_SLOW_BODY_GRACE_MS=${this.graceMs})`,
+        { reason: 'timeout', retryable: false },
+      ),
+    );
+  }
+
+  #abort(err: FetchError): void {
+    this.stop();
+    if (!this.#controller.signal.aborted) this.#controller.abort(err);
+  }
+
+  get elapsedMs(): number {
+    return performance.now() - this.#started;
+  }
+}
+
+function toFetchError(err: unknown, url: string, signal: AbortSignal | undefined, clock: RequestClock): FetchError {
   if (signal?.aborted) {
     return new FetchError(`fetch of ${url} was cancelled`, { reason: 'aborted', retryable: false, cause: err });
   }
-  if (deadline.aborted) {
-    return new FetchError(`fetch of ${url} timed out (total time cap)`, {
-      reason: 'timeout',
-      retryable: true,
-      cause: err,
-    });
-  }
+  const timedOut = clock.failure;
+  if (timedOut) return timedOut;
+  if (err instanceof FetchError) return err;
   const code = errorCode(err);
   const what = err instanceof Error ? err.message : String(err);
   if (code === 'ENOTFOUND') {
@@ -142,11 +234,17 @@ function decoderFor(encoding: string): NodeJS.ReadWriteStream | null {
 }
 
 /** Read a stream fully, destroying it and throwing a non-retryable 'too large' FetchError past `cap` bytes. */
-async function readCapped(stream: AsyncIterable<Buffer> & { destroy(err?: Error): unknown }, cap: number, url: string) {
+async function readCapped(
+  stream: AsyncIterable<Buffer> & { destroy(err?: Error): unknown },
+  cap: number,
+  url: string,
+  onChunk?: (bytes: number) => void,
+) {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream) {
     size += chunk.length;
+    onChunk?.(chunk.length);
     if (size > cap) {
       stream.destroy();
       throw new FetchError(`body of ${url} too large: more than ${cap} bytes; raise GF_MAX_BODY_BYTES to keep it`, {
@@ -178,7 +276,7 @@ export class HttpExtractor implements Extractor {
   constructor(options: HttpExtractorOptions) {
     this.settings = options.settings;
     const t = options.settings.timeoutMs;
-    this.totalTimeoutMs = options.totalTimeoutMs ?? 3 * t;
+    this.totalTimeoutMs = options.totalTimeoutMs ?? t;
     this.extraHeaders = options.headers ?? {};
     this.agent = new Agent({
       connections: options.connectionsPerOrigin ?? 8,
@@ -191,9 +289,13 @@ export class HttpExtractor implements Extractor {
   }
 
   async fetch(url: string, options: FetchOptions = {}): Promise<FetchResult> {
-    const started = performance.now();
-    const deadline = AbortSignal.timeout(this.totalTimeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+    const clock = new RequestClock(
+      url,
+      this.totalTimeoutMs,
+      this.settings.minBytesPerSecond ?? 1024,
+      this.settings.slowBodyGraceMs ?? 3000,
+    );
+    const signal = options.signal ? AbortSignal.any([options.signal, clock.signal]) : clock.signal;
     const redirects: string[] = [];
     const visited = new Set<string>();
     const maxRedirects = options.maxRedirects ?? this.settings.maxRedirects;
@@ -216,6 +318,7 @@ export class HttpExtractor implements Extractor {
           });
         }
         visited.add(current.href);
+        clock.url = current.href;
         const res = await this.agent.request({
           origin: current.origin,
           path: current.pathname + current.search,
@@ -245,10 +348,12 @@ export class HttpExtractor implements Extractor {
           current = next;
           continue;
         }
-        return await this.readResponse(res, normalizeUrl(current.href) ?? current.href, redirects, options, started);
+        return await this.readResponse(res, normalizeUrl(current.href) ?? current.href, redirects, options, clock);
       }
     } catch (err) {
-      throw toFetchError(err, current.href, options.signal, deadline);
+      throw toFetchError(err, current.href, options.signal, clock);
+    } finally {
+      clock.stop();
     }
   }
 
@@ -269,7 +374,7 @@ export class HttpExtractor implements Extractor {
     finalUrl: string,
     redirects: string[],
     options: FetchOptions,
-    started: number,
+    clock: RequestClock,
   ): Promise<FetchResult> {
     const headers = flattenHeaders(res.headers);
     const contentType = headers['content-type'] ?? '';
@@ -288,7 +393,7 @@ export class HttpExtractor implements Extractor {
     if (res.statusCode === 304 || res.statusCode === 204 || !wanted) {
       if (res.statusCode === 304 || res.statusCode === 204) await res.body.dump().catch(() => undefined);
       else abandon(res.body);
-      return { ...base, charset: '', body: Buffer.alloc(0), elapsedMs: performance.now() - started };
+      return { ...base, charset: '', body: Buffer.alloc(0), elapsedMs: clock.elapsedMs };
     }
     const cap = options.maxBytes ?? this.settings.maxBodyBytes;
     const declared = Number(headers['content-length']);
@@ -305,15 +410,17 @@ export class HttpExtractor implements Extractor {
       );
     }
     let body: Buffer;
+    clock.startBody();
     if (decoder) {
       const source = res.body as unknown as Readable;
+      source.on('data', (chunk: Buffer) => clock.count(chunk.length));
       source.on('error', (err) => (decoder as unknown as Readable).destroy(err));
       source.pipe(decoder as unknown as NodeJS.WritableStream);
       try {
         body = await readCapped(decoder as unknown as Readable, cap, finalUrl);
       } catch (err) {
         abandon(source);
-        if (err instanceof FetchError || errorCode(err).startsWith('UND_ERR')) throw err;
+        if (err instanceof FetchError || errorCode(err).startsWith('UND_ERR') || clock.failure) throw err;
         throw new FetchError(`body of ${finalUrl} could not be decompressed: ${(err as Error).message}`, {
           reason: 'decoding',
           retryable: false,
@@ -322,7 +429,7 @@ export class HttpExtractor implements Extractor {
         });
       }
     } else {
-      body = await readCapped(res.body, cap, finalUrl);
+      body = await readCapped(res.body, cap, finalUrl, (n) => clock.count(n));
     }
     const result: FetchResult = { ...base, charset: '', body, elapsedMs: 0 };
     if (markup && options.decode === false) {
@@ -332,7 +439,7 @@ export class HttpExtractor implements Extractor {
       result.charset = decoded.charset;
       result.text = decoded.text;
     }
-    result.elapsedMs = performance.now() - started;
+    result.elapsedMs = clock.elapsedMs;
     return result;
   }
 

@@ -2,6 +2,7 @@ export {
   type CharsetDetection,
   type CharsetSource,
   charsetFromContentType,
+  type DecodedBody,
   decodeBody,
   detectCharset,
 } from './charset.js';
