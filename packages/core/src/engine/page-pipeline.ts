@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { ExtractedContent } from '../content/content-extractor.js';
 import { errorMessage, FetchError, StageError } from '../errors.js';
-import { isPageType } from '../fetch/content-type.js';
+import { isPageType, looksBinary } from '../fetch/content-type.js';
 import type { FetchResult } from '../fetch/extractor.js';
 import type { LeasedEntry } from '../frontier/frontier.js';
 import { ids, sha256Hex, urlHash } from '../ids.js';
@@ -212,11 +212,16 @@ const statusAndRedirect: Stage = async (page, ctx) => {
   return NEXT;
 };
 
-/** Not html (see `isPageType`): REJECTED_NOT_MARKUP, the body abandoned after the headers. */
+/**
+ * Not html (see `isPageType`): REJECTED_NOT_MARKUP, the body abandoned after the headers. A binary served as html
+ * (a picture, a PDF, an archive: see `looksBinary`) is not markup either, whatever its header says.
+ */
 const markupCheck: Stage = async (page) => {
-  const { contentType } = page.result;
-  if (isPageType(contentType)) return NEXT;
-  return done(Outcome.REJECTED_NOT_MARKUP, contentType.split(';')[0] || 'unknown');
+  const { contentType, body } = page.result;
+  if (!isPageType(contentType)) return done(Outcome.REJECTED_NOT_MARKUP, contentType.split(';')[0] || 'unknown');
+  if (looksBinary(body))
+    return done(Outcome.REJECTED_NOT_MARKUP, 'binary', `binary bytes served as ${contentType || 'html'}`);
+  return NEXT;
 };
 
 /** ContentExtractor (on a worker thread): title, article text, link density, links, pictures. */

@@ -6,7 +6,7 @@ export {
   decodeBody,
   detectCharset,
 } from './charset.js';
-export { type ContentKind, contentKind, isMarkupType, isPageType } from './content-type.js';
+export { type ContentKind, contentKind, isMarkupType, isPageType, looksBinary } from './content-type.js';
 export type * from './extractor.js';
 export { HttpExtractor, type HttpExtractorOptions } from './http-extractor.js';
 export { HostPoliteness, type HostPolitenessOptions, type Release } from './politeness.js';
