@@ -37,6 +37,17 @@ export function formatSummary(r: RunReport): string {
   ];
   const breakdown = rejectedBreakdown(r);
   if (breakdown) lines.push(`drops: ${breakdown}`);
+  const pictures = Object.entries(r.pictures?.rejected ?? {});
+  if (pictures.length > 0) {
+    lines.push(
+      `pictures refused: ${pictures.map(([key, count]) => `${key.replace(/^REJECTED_/, '')} ${n(count)}`).join(', ')}`,
+    );
+  }
+  if (r.content?.charsetFallbacks) {
+    lines.push(
+      `charsets: ${n(r.content.charsetFallbacks)} pages were not valid in their declared charset and were decoded with a fallback (utf-8 or windows-1252)`,
+    );
+  }
   lines.push(
     `outputs: ${Object.entries(r.outputs)
       .map(
