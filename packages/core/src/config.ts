@@ -109,6 +109,8 @@ export const settingsSchema = z.strictObject({
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** GF_WORKERS: extraction worker threads; 0 = extract on the main thread. @default cores − 1, at least 1 */
   workers: z.coerce.number().int().min(0).max(64).optional(),
+  /** Milliseconds a crawl process waits after the first SIGTERM or Ctrl-C before it exits regardless. @default 5000 */
+  stopDeadlineMs: z.coerce.number().int().min(100).max(600_000).default(5000),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;
@@ -145,6 +147,7 @@ export const settingsEnv: Record<keyof Settings, string> = {
   imagesPerPage: 'GF_IMAGES_PER_PAGE',
   logLevel: 'GF_LOG_LEVEL',
   workers: 'GF_WORKERS',
+  stopDeadlineMs: 'GF_STOP_DEADLINE_MS',
 };
 
 /** Resolve settings: flags > env > defaults. Throws ConfigError naming the variable and the fix. */
@@ -271,6 +274,12 @@ export const catalogSettingsSchema = z.strictObject({
   images: z.boolean().default(true),
   /** Versions kept; the oldest unpublished-and-not-serving go first. @default 10 */
   maxVersions: z.number().int().min(1).default(10),
+  /**
+   * A rebuild, merge or resume publishes only when its version holds at least this share of the pages of the
+   * version serving now; otherwise the served version keeps serving (`--force-publish` overrides). 0 = always.
+   * @default 0.5
+   */
+  minPublishRatio: z.number().min(0).max(1).default(0.5),
   /** Retries after a retryable fetch failure. @default 1 */
   maxRetries: z.number().int().min(0).max(10).default(1),
   /** Obey robots.txt. @default true */

@@ -87,6 +87,30 @@ export interface ReportRow {
   createdAt: string;
 }
 
+/**
+ * Why a run that ended normally kept its version unpublished: the site did not answer, its robots.txt could not be
+ * read, it answered only errors, nothing was saved, the version holds far fewer pages than the one serving
+ * (`minPublishRatio`, overridden by `--force-publish`), or a store could not be written.
+ */
+export interface PublishWithheld {
+  cause: 'site-unreachable' | 'robots-unreadable' | 'site-failing' | 'nothing-saved' | 'too-few-pages' | 'store-failed';
+  /** One line saying what happened and what to do. */
+  line: string;
+  /** With too-few-pages: the pages of this version, and of the version that keeps serving. */
+  pages?: number;
+  servedVersion?: number;
+  servedPages?: number;
+  minPublishRatio?: number;
+}
+
+/** An output layer that holds fewer pages than the run saved. */
+export interface LayerGap {
+  layer: 'index' | 'vector';
+  saved: number;
+  held: number;
+  why: string;
+}
+
 /** The run report, shaped like Greenfinger's. */
 export interface RunReport {
   node: string;
@@ -131,7 +155,16 @@ export interface RunReport {
   embedding?: { provider: string; model: string; dims: number; chunks: number; msPerPage: number };
   /** Wall milliseconds per pipeline stage, summed over the pages handled concurrently (fetch, extract, …). */
   stages?: Record<string, number>;
-  ending: { reason: string; fullyCrawled: boolean; published: boolean; note?: string };
+  ending: {
+    reason: string;
+    fullyCrawled: boolean;
+    published: boolean;
+    note?: string;
+    /** Why a run that ended normally did not publish (docs/reliability.md, "Publishing"). */
+    withheld?: PublishWithheld;
+    /** Output layers holding fewer pages of this version than were saved, and why. */
+    gaps?: LayerGap[];
+  };
   /** Where this report was written. */
   path?: string;
 }

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   ConfigError,
+  createFileLogger,
   createLogger,
   EXIT,
   envDataStore,
@@ -61,5 +62,15 @@ function openLogger(dataStore: string | undefined, options: { verbose?: boolean;
       'make the data directory writable, or choose another with --data DIR',
     );
   }
-  return createLogger({ destination: join(dir, 'greenfinger.log') });
+  const file = join(dir, 'greenfinger.log');
+  try {
+    // Not pino's file destination: on a disk that fills, its exit flush retries for ever (see LogFile).
+    return createFileLogger(file);
+  } catch (err) {
+    throw new ConfigError(
+      '--data',
+      `cannot write ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+      'make the data directory writable, or choose another with --data DIR',
+    );
+  }
 }

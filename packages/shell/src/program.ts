@@ -13,7 +13,7 @@ export const VERSION = '0.1.0';
 export function intArg(name: string, min: number) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < min)
+    if (value.trim() === '' || !Number.isInteger(n) || n < min)
       throw new InvalidArgumentError(`${name} must be a whole number ≥ ${min}, got "${value}"`);
     return n;
   };
@@ -22,7 +22,7 @@ export function intArg(name: string, min: number) {
 export function numberArg(name: string, min: number) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isFinite(n) || n < min)
+    if (value.trim() === '' || !Number.isFinite(n) || n < min)
       throw new InvalidArgumentError(`${name} must be a number ≥ ${min}, got "${value}"`);
     return n;
   };
@@ -50,7 +50,13 @@ export function buildProgram(io: Io, setCode: (code: number) => void): Command {
       writeOut: (s) => io.out(s),
       writeErr: (s) => io.err(s),
       outputError: (s, write) =>
-        write(`greenfinger: ${s.replace(/^error: /, '').trimEnd()} — see \`greenfinger help\`\n`),
+        // One line, a suggestion ("Did you mean --max-pages?") included.
+        write(
+          `greenfinger: ${s
+            .replace(/^error: /, '')
+            .trim()
+            .replace(/\s*\n\s*/g, ' ')} — see \`greenfinger help\`\n`,
+        ),
     });
   program.addHelpText(
     'after',

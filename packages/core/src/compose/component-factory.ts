@@ -14,6 +14,7 @@ import { LocalRunRegistry, type RunRegistry } from '../services/run-registry.js'
 import type { BlobStore } from '../storage/blob-store.js';
 import { createRecordDatabase } from '../storage/create-record-database.js';
 import { LocalBlobStore } from '../storage/local-blob-store.js';
+import { probeDataRoot } from '../storage/probe.js';
 import type { RecordDatabase } from '../storage/record-store.js';
 import { SqliteVecFamily } from '../vector/sqlite-vec-family.js';
 import type { VectorStore, VectorStoreFamily } from '../vector/vector-store.js';
@@ -53,6 +54,15 @@ export class ComponentFactory implements NodeContext {
     this.runs = components.runRegistry?.(this) ?? new LocalRunRegistry(this.layout.system);
     const ctx = { ...this.#node(), database: () => this.database() };
     this.writer = components.adminWriter?.(ctx) ?? new LocalAdminWriter(this);
+  }
+
+  /**
+   * Check that the data root can be written (`system/`, and `user/` unless a blob store component holds the pages),
+   * before a run opens any store.
+   * @throws CrawlerError STORAGE in one line: read-only, full, or not a directory, with the fix
+   */
+  probeDataRoot(): void {
+    probeDataRoot(this.layout.root, { userDir: !this.components.blobStore });
   }
 
   #node(): NodeContext {

@@ -29,6 +29,7 @@ import type { VectorStore } from '../vector/vector-store.js';
 import type { ComponentFactory } from './component-factory.js';
 import type { RunContext } from './components.js';
 import { fetcherRegistry } from './registries.js';
+import { describeFailure, SiteWatch, StorageWatch } from './run-watch.js';
 
 /** The fetchers of one run: pages without following redirects, pictures and robots.txt/sitemaps following them. */
 export interface RunFetchers {
@@ -42,11 +43,12 @@ export interface RunFetchers {
 }
 
 /** The fetcher the catalog names (or the component replacing it), with the retry and redirect policy of a crawl. */
-export function assembleFetchers(f: ComponentFactory, ctx: RunContext): RunFetchers {
+export function assembleFetchers(f: ComponentFactory, ctx: RunContext, site?: SiteWatch): RunFetchers {
   const s = ctx.catalog.settings;
   const connectionsPerOrigin = Math.max(s.hostConcurrency, 2);
   const createDefault = () => fetcherRegistry.get(s.fetcher)({ ...ctx, connectionsPerOrigin, createDefault });
-  const base = f.components.fetcher?.({ ...ctx, connectionsPerOrigin, createDefault }) ?? createDefault();
+  const own = f.components.fetcher?.({ ...ctx, connectionsPerOrigin, createDefault }) ?? createDefault();
+  const base = site ? site.extractor(own) : own;
   return {
     page: withRetry(noRedirects(base), { retries: s.maxRetries, retryStatuses: [429, 500, 502, 503, 504] }),
     image: withRetry(base, { retries: s.maxRetries }),
@@ -93,6 +95,10 @@ export interface CrawlParts {
   closeWork(drained: boolean): Promise<void>;
   /** Close the writers living on the extraction worker's thread, then the pool. */
   closeWriters(): Promise<void>;
+  /** What the site answered during the run (robots.txt and every fetch), to decide whether it earned a publish. */
+  site: SiteWatch;
+  /** The first write a store refused; the run stops at once when one does. */
+  storage: StorageWatch;
 }
 
 export interface CrawlAssemblyRequest {
@@ -119,9 +125,21 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
     f.urlFilter(),
     f.contentDedup(s.contentDedup),
   ]);
-  const fetchers = assembleFetchers(f, ctx);
+  const site = new SiteWatch();
+  const storage = new StorageWatch();
+  const fetchers = assembleFetchers(f, ctx, site);
+  const robotsFetch = async (url: string) => {
+    try {
+      const r = await fetchers.text(url);
+      site.robotsAnswered(url, { status: r.status });
+      return r;
+    } catch (err) {
+      site.robotsAnswered(url, { failure: describeFailure(err) });
+      throw err;
+    }
+  };
   const robots = s.robots
-    ? new HttpRobotsProvider({ fetch: fetchers.text, userAgent: f.settings.userAgent, logger: f.log })
+    ? new HttpRobotsProvider({ fetch: robotsFetch, userAgent: f.settings.userAgent, logger: f.log })
     : undefined;
   const pool = openExtractPool(f);
   // Pages, pictures and index entries are written on the extraction worker's thread when the families can.
@@ -129,7 +147,10 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
   const fileBlobs = f.blobs.openWriter?.({ thread: lent }) ?? f.blobs;
   const indexWriter = s.outputs.includes('index') ? f.indexWriter(lent) : undefined;
   const { channels, vectorChannel, vectors, embedding } = await assembleChannels(f, ctx, fileBlobs, indexWriter);
-  const outputs = new CompositeOutputChannel(channels, f.log);
+  const outputs = new CompositeOutputChannel(
+    channels.map((c) => storage.channel(c)),
+    f.log,
+  );
   const inflight = new InflightStore(join(f.layout.system, 'inflight', catalog.id, `v${version}`));
   const deps: CrawlEngineDeps = {
     catalog,
@@ -173,6 +194,8 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
     vectors,
     vectorChannel,
     embedding,
+    site,
+    storage,
     closeWork: async (drained) => {
       await fetchers.close();
       await inflight.close(drained);

@@ -3,7 +3,7 @@ import type { ClassicLevel } from 'classic-level';
 import { CrawlerError } from '../errors.js';
 import type { CrawlFrontier, FrontierCommit, FrontierEntry, LeasedEntry } from './frontier.js';
 import { checkEntry, decodeEntry, encodeEntry, queuePosition, urlKey } from './frontier-keys.js';
-import { type LevelStoreLabel, levelError, openLevel } from './open-level.js';
+import { type LevelStoreLabel, levelError, markCorrupt, openLevel } from './open-level.js';
 
 /** Options of {@link LevelFrontier.open}. */
 export interface LevelFrontierOptions {
@@ -119,22 +119,11 @@ export class LevelFrontier implements CrawlFrontier {
     };
     const db = await openLevel(dir, label);
     try {
-      const meta = await db.get(META);
-      let seq = 0;
-      let size = 0;
-      if (meta !== undefined) {
-        [seq, size] = meta.split(',').map(Number) as [number, number];
-      } else {
-        for await (const _ of db.keys({ gte: 'f:', lt: 'f;' })) size++;
-      }
-      if (!Number.isSafeInteger(seq) || !Number.isSafeInteger(size) || seq < 0 || size < 0) {
-        throw new CrawlerError('CORRUPT', `frontier store at ${dir} has unreadable counters`, {
-          fix: label.corruptFix,
-        });
-      }
+      const { seq, size } = await checkFrontier(db, dir, label);
       return new LevelFrontier(dir, db, label, seq, size, options);
     } catch (err) {
       await db.close().catch(() => undefined);
+      if (err instanceof CrawlerError && err.code === 'CORRUPT') await markCorrupt(dir, err.message);
       throw err instanceof CrawlerError ? err : levelError(err, dir, label, 'reading counters');
     }
   }
@@ -257,16 +246,21 @@ export class LevelFrontier implements CrawlFrontier {
         if (!options.keepRun) await this.#db.clear({ gte: 'u:', lt: 'u;' });
         let recovered = 0;
         let batch: Op[] = [];
+        // `m:` is written with every chunk, so the stored size matches `f:` at every point a crash may hit
+        // (the consistency check on open compares them).
+        let onDisk = this.#size;
+        const meta = (): Op => ({ type: 'put', key: META, value: `${this.#seq},${onDisk}` });
         for await (const [key, value] of this.#db.iterator({ gte: 'i:', lt: 'i;' })) {
           const pos = key.slice(2);
           batch.push({ type: 'del', key }, { type: 'put', key: `f:${pos}`, value });
           recovered++;
+          onDisk++;
           if (batch.length >= CHUNK) {
-            await this.#db.batch(batch);
+            await this.#db.batch([...batch, meta()]);
             batch = [];
           }
         }
-        if (batch.length > 0) await this.#db.batch(batch);
+        if (batch.length > 0) await this.#db.batch([...batch, meta()]);
         batch = [];
         let size = 0;
         const inChunk = new Set<string>();
@@ -278,13 +272,14 @@ export class LevelFrontier implements CrawlFrontier {
           const uk = urlKey(decodeEntry(value).url);
           if (inChunk.has(uk) || this.#db.getSync(uk) !== undefined) {
             batch.push({ type: 'del', key });
+            onDisk--;
           } else {
             inChunk.add(uk);
             batch.push({ type: 'put', key: uk, value: '' });
             size++;
           }
           if (batch.length >= CHUNK) {
-            await this.#db.batch(batch);
+            await this.#db.batch([...batch, meta()]);
             batch = [];
             inChunk.clear();
           }
@@ -307,6 +302,8 @@ export class LevelFrontier implements CrawlFrontier {
       this.#seq = 0;
       this.#size = 0;
       try {
+        // The counters go first: a store cleared half way by a crash has none, and is counted again on open.
+        await this.#db.del(META);
         await this.#db.clear();
       } catch (err) {
         throw levelError(err, this.dir, this.#label, 'clearing');
@@ -500,4 +497,78 @@ export class LevelFrontier implements CrawlFrontier {
       this.#writing = undefined;
     }
   }
+}
+
+/** A queue position: 16 hex characters of priority, 14 of sequence. */
+const POSITION = /^[0-9a-f]{30}$/;
+
+/**
+ * The consistency check of a frontier on open, where LevelDB's own checks stop (it verifies a table block only
+ * when it decodes it, and skips a write-ahead log record that fails its CRC): every key is of a known kind and
+ * well formed, every queued and leased entry decodes, no position carries a sequence at or past the stored next
+ * sequence, and the stored size equals the entries in `f:`. Reads every key once.
+ * @returns the counters to continue from
+ * @throws CrawlerError CORRUPT naming the store, the first inconsistency and the fix
+ */
+async function checkFrontier(
+  db: ClassicLevel<string, string>,
+  dir: string,
+  label: LevelStoreLabel,
+): Promise<{ seq: number; size: number }> {
+  const corrupt = (what: string) =>
+    new CrawlerError('CORRUPT', `frontier store at ${dir} is inconsistent: ${what}`, { fix: label.corruptFix });
+  const meta = await db.get(META);
+  let seq = 0;
+  let size = -1;
+  if (meta !== undefined) {
+    const parts = meta.split(',');
+    [seq, size] = parts.map(Number) as [number, number];
+    if (parts.length !== 2 || !Number.isSafeInteger(seq) || !Number.isSafeInteger(size) || seq < 0 || size < 0) {
+      throw new CrawlerError('CORRUPT', `frontier store at ${dir} has unreadable counters`, { fix: label.corruptFix });
+    }
+  }
+  let queued = 0;
+  let maxSeq = -1;
+  const it = db.iterator();
+  try {
+    for (;;) {
+      const rows = await it.nextv(1024);
+      if (rows.length === 0) break;
+      for (const [key, value] of rows) {
+        const kind = key.slice(0, 2);
+        if (kind === 'f:' || kind === 'i:') {
+          const pos = key.slice(2);
+          if (!POSITION.test(pos)) throw corrupt(`a malformed queue key ${JSON.stringify(key.slice(0, 80))}`);
+          let entry: FrontierEntry;
+          try {
+            entry = decodeEntry(value);
+            checkEntry(entry);
+          } catch {
+            throw corrupt(`the entry at ${key} does not decode`);
+          }
+          const s = Number.parseInt(pos.slice(16), 16);
+          if (s > maxSeq) maxSeq = s;
+          if (kind === 'f:') queued++;
+        } else if (kind === 'u:') {
+          const ok = key.startsWith('u:=') ? key.length > 3 : /^u:#[0-9a-f]{64}$/.test(key);
+          if (!ok || (value !== '' && value !== DONE))
+            throw corrupt(`a malformed url key ${JSON.stringify(key.slice(0, 80))}`);
+        } else if (kind === 'c:') {
+          try {
+            JSON.parse(value);
+          } catch {
+            throw corrupt('the run checkpoint does not decode');
+          }
+        } else if (kind !== 'm:' && kind !== 'j:') {
+          throw corrupt(`a key of no known kind ${JSON.stringify(key.slice(0, 80))}`);
+        }
+      }
+    }
+  } finally {
+    await it.close();
+  }
+  if (meta === undefined) return { seq: maxSeq + 1, size: queued };
+  if (maxSeq >= seq) throw corrupt(`an entry has sequence ${maxSeq}, past the stored next sequence ${seq}`);
+  if (queued !== size) throw corrupt(`the stored size is ${size} but ${queued} entries are queued`);
+  return { seq, size };
 }

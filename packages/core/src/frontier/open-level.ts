@@ -1,6 +1,8 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { CrawlerError } from '../errors.js';
+import { levelLogDamage } from './level-log-check.js';
 
 /** What a store is, for error messages: the label and how to get rid of a broken copy. */
 export interface LevelStoreLabel {
@@ -44,6 +46,7 @@ export function levelError(err: unknown, dir: string, label: LevelStoreLabel, do
     });
   }
   if (code === 'LEVEL_CORRUPTION') {
+    void markCorrupt(dir, `LevelDB found damage while ${doing}: ${deepestMessage(err)}`);
     return new CrawlerError('CORRUPT', `${label.what} at ${dir} is corrupt`, { cause: err, fix: label.corruptFix });
   }
   const detail = deepestMessage(err);
@@ -81,12 +84,63 @@ export async function openLevel(dir: string, label: LevelStoreLabel): Promise<Cl
     valueEncoding: 'utf8',
     cacheSize: 2 * 1024 * 1024,
   });
+  const marked = await readFile(join(dir, CORRUPT_MARK), 'utf8').catch(() => undefined);
+  if (marked !== undefined) {
+    throw new CrawlerError(
+      'CORRUPT',
+      `${label.what} at ${dir} is corrupt (${marked.trim() || 'found damaged before'})`,
+      {
+        fix: label.corruptFix,
+      },
+    );
+  }
+  // Before LevelDB opens it: opening replays the log, drops what it cannot read, and deletes the log.
+  const logDamage = await levelLogDamage(dir);
+  if (logDamage !== undefined) {
+    await markCorrupt(dir, logDamage);
+    throw new CrawlerError('CORRUPT', `${label.what} at ${dir} is corrupt (${logDamage})`, { fix: label.corruptFix });
+  }
   try {
     await db.open();
   } catch (err) {
     throw levelError(err, dir, label, 'opening');
   }
+  const damage = await recoveryDamage(dir);
+  if (damage !== undefined) {
+    await db.close().catch(() => undefined);
+    await markCorrupt(dir, damage);
+    throw new CrawlerError('CORRUPT', `${label.what} at ${dir} is corrupt (${damage})`, { fix: label.corruptFix });
+  }
   return db;
+}
+
+/**
+ * A file left in a store found damaged: LevelDB repairs what it can while opening (it drops the damaged records of
+ * its write-ahead log and carries on), so a second open would find nothing wrong. The mark keeps it refused until
+ * the store is deleted, as the fix says.
+ */
+export const CORRUPT_MARK = 'GREENFINGER-CORRUPT';
+
+/** Leave the mark (best effort: a read-only store cannot take it, and is refused again by the same check). */
+export async function markCorrupt(dir: string, why: string): Promise<void> {
+  await writeFile(join(dir, CORRUPT_MARK), `${why}\n`).catch(() => undefined);
+}
+
+/**
+ * What LevelDB dropped while opening: with paranoid checks off (classic-level offers no way to turn them on),
+ * a write-ahead log record failing its CRC is skipped and only written to the store's info log (`LOG`, started
+ * afresh by every open) as "dropping N bytes; Corruption: …" or "Ignoring error …". A log torn at its end by a
+ * crash is not reported there, so any such line is damage.
+ */
+async function recoveryDamage(dir: string): Promise<string | undefined> {
+  const log = await readFile(join(dir, 'LOG'), 'utf8').catch(() => '');
+  const dropped = /([^\s/]+\.log): dropping (\d+) bytes; (.*)$/m.exec(log);
+  if (dropped) {
+    return `LevelDB dropped ${dropped[2]} bytes of ${dropped[1]} while opening it: ${dropped[3]?.trim()}`;
+  }
+  const ignored = /Ignoring error (.*)$/m.exec(log);
+  if (ignored) return `LevelDB ignored an error while opening it: ${ignored[1]?.trim()}`;
+  return undefined;
 }
 
 /** The first key after every key that starts with `prefix` (prefix ends in a separator character). */

@@ -1,3 +1,5 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ComponentFactory } from '../compose/component-factory.js';
 import type { RunContext } from '../compose/components.js';
 import { assembleCrawl, type CrawlParts, openFrontier } from '../compose/run-assembly.js';
@@ -5,14 +7,16 @@ import type { CounterSnapshot } from '../engine/counters.js';
 import type { CrawlCoordinator } from '../engine/crawl-coordinator.js';
 import { CrawlEngine, type CrawlResult } from '../engine/crawl-engine.js';
 import { buildRunReport, reportStamp } from '../engine/run-report.js';
+import { reportOf } from '../error-table.js';
 import { CrawlerError } from '../errors.js';
 import type { CrawlFrontier } from '../frontier/frontier.js';
 import { keys } from '../layout.js';
-import type { Catalog, CatalogSettings, CrawlAction, RunReport } from '../model.js';
+import type { Catalog, CatalogSettings, CrawlAction, LayerGap, PublishWithheld, RunReport } from '../model.js';
+import { checkSqliteFile } from '../storage/sqlite-check.js';
 import type { CatalogRef, CatalogService } from './catalog-service.js';
 import { optimizeVersion } from './optimize-version.js';
 import type { RunHandle, RunInfo } from './run-registry.js';
-import { pruneTargets } from './version-eraser.js';
+import { eraseVersions, pruneTargets } from './version-eraser.js';
 
 export type CrawlVerb = Extract<CrawlAction, 'crawl' | 'update' | 'merge' | 'rebuild' | 'resume'>;
 
@@ -32,6 +36,8 @@ export interface CrawlRequest extends CatalogRef {
   onStart?: ((info: { catalog: Catalog; version: number; created: boolean; embedding?: string }) => void) | undefined;
   /** Replace the coordinator for this run (a cluster). Default: the component's, else the local frontier. */
   coordinator?: ((frontier: CrawlFrontier) => CrawlCoordinator) | undefined;
+  /** Publish even a version with far fewer pages than the one serving (the catalog's `minPublishRatio`). */
+  forcePublish?: boolean | undefined;
 }
 
 export interface CrawlProgress {
@@ -80,6 +86,8 @@ export class CrawlService {
   async crawl(req: CrawlRequest): Promise<RunReport> {
     const f = this.#f;
     const action: CrawlVerb = req.action ?? 'crawl';
+    // Before any store opens: a data root that is read-only, full or a file fails here, in one line.
+    f.probeDataRoot();
     const catalogs = await this.#catalogs();
     const { catalog: resolved, created } =
       action === 'crawl' ? await catalogs.resolve(req) : await catalogs.existing(req);
@@ -143,10 +151,22 @@ export class CrawlService {
     const f = this.#f;
     const { catalog, version, action, req } = run;
     const ctx: RunContext = { settings: f.settings, layout: f.layout, log: f.log, catalog, version, action };
+    this.#checkStores(catalog);
+    const served = await this.#servedPages(catalog);
     const frontier = await openFrontier(f, ctx);
     if (action === 'resume') await this.#assertResumable(frontier, catalog, version);
-    const parts = await assembleCrawl(f, { catalog, version, action, frontier, coordinator: req.coordinator });
+    let parts: CrawlParts;
+    try {
+      parts = await assembleCrawl(f, { catalog, version, action, frontier, coordinator: req.coordinator });
+    } catch (err) {
+      await frontier.close().catch(() => undefined);
+      throw err;
+    }
     const engine = new CrawlEngine(parts.deps);
+    parts.storage.onFailure((err) => {
+      f.log.error({ err }, 'a store refused a write; stopping');
+      engine.stop('error');
+    });
     run.onEngine(engine);
     this.#engines.set(catalog.id, engine);
     req.onStart?.({
@@ -173,14 +193,177 @@ export class CrawlService {
       this.#engines.delete(catalog.id);
       await parts.closeWork(frontier.inFlight() === 0 && (await frontier.size()) === 0);
     }
+    const withheld = await this.#withheld(parts, catalog, version, action, result, served, req.forcePublish === true);
+    if (withheld) {
+      result.published = false;
+      if (withheld.cause !== 'too-few-pages' && withheld.cause !== 'nothing-saved') result.fullyCrawled = false;
+    }
     const report = await this.#report(parts, catalog, version, action, result);
+    if (withheld) {
+      report.ending.withheld = withheld;
+      report.ending.note = withheld.line;
+    }
+    const gaps = this.#gaps(catalog, report);
+    if (gaps.length > 0) {
+      report.ending.gaps = gaps;
+      const said = gaps.map((g) => `${g.layer} holds ${g.held} of ${g.saved} saved pages (${g.why})`).join('; ');
+      report.ending.note = `${report.ending.note ?? ''}; ${said}`;
+    }
     try {
       await parts.outputs.close();
       if (result.published) await this.#optimize(parts, catalog, version);
     } finally {
       await parts.closeWriters();
     }
+    if (withheld?.cause === 'too-few-pages' && version !== catalog.searchVersion) {
+      await this.#unrank(catalog, version, report);
+    }
     return this.#record(catalog, version, action, result, report);
+  }
+
+  /**
+   * The index and vector files a run writes pass SQLite's own check before the run opens them, so a damaged file is
+   * named, with its fix, instead of being written on (the LevelDB stores are checked as they open: open-level.ts).
+   */
+  #checkStores(catalog: Catalog): void {
+    const f = this.#f;
+    const outputs = catalog.settings.outputs;
+    if (outputs.includes('index') && !f.components.searchIndex) {
+      const dir = f.layout.indexDir(f.settings.indexPrefix, catalog.id);
+      checkSqliteFile(
+        join(dir, 'index.db'),
+        'the full-text index',
+        `delete ${dir}, then rebuild it from the stored pages: greenfinger replay --id ${catalog.id} --layers index`,
+      );
+    }
+    if (outputs.includes('vector') && !f.components.vectorStores) {
+      const root = join(f.layout.user, 'vector');
+      const lead = `${f.settings.vectorCollection}_`;
+      const names = existsSync(root) ? readdirSync(root).filter((n) => n.startsWith(lead)) : [];
+      for (const name of names) {
+        checkSqliteFile(
+          join(root, name, 'vectors.db'),
+          'the vector store',
+          `delete ${join(root, name)}, then rebuild it from the stored pages: greenfinger replay --id ${catalog.id} --layers vector`,
+        );
+      }
+    }
+  }
+
+  /** The version serving now and its pages, before the run changes anything. */
+  async #servedPages(catalog: Catalog): Promise<{ version: number; pages: number } | undefined> {
+    if (catalog.searchVersion < 0) return undefined;
+    const db = await this.#f.database();
+    const counted = await db.resources.count(catalog.id, catalog.searchVersion);
+    return { version: catalog.searchVersion, pages: counted.resources };
+  }
+
+  /**
+   * Whether a run that ended normally earned its publish (docs/reliability.md, "Publishing"): a store that refused a
+   * write, a site that did not answer, a robots.txt that could not be read (RFC 9309: disallowed, so nothing was
+   * fetched), a site that answered only 5xx or 429, a run that saved nothing (an update or merge of a site that
+   * answered has simply found nothing changed), and a version far smaller than the one serving all keep it unpublished.
+   */
+  async #withheld(
+    parts: CrawlParts,
+    catalog: Catalog,
+    version: number,
+    action: CrawlVerb,
+    result: CrawlResult,
+    served: { version: number; pages: number } | undefined,
+    force: boolean,
+  ): Promise<PublishWithheld | undefined> {
+    const failure = parts.storage.failure;
+    if (failure !== undefined) {
+      return { cause: 'store-failed', line: `${reportOf(failure).line}; nothing was published` };
+    }
+    if (!result.published) return undefined;
+    const start = catalog.startUrl;
+    const origin = `${new URL(start).origin}/`;
+    const saved = result.counters.saved;
+    const robots = parts.deps.robots ? parts.site.robots(start) : undefined;
+    if (robots && 'failure' in robots) {
+      return {
+        cause: 'site-unreachable',
+        line: `the site did not answer: ${robots.failure} at ${origin} — check that it is up and --url is right, then run again`,
+      };
+    }
+    if (robots && 'status' in robots && (robots.status >= 500 || robots.status === 429)) {
+      return {
+        cause: 'robots-unreadable',
+        line: `robots.txt answered ${robots.status}: RFC 9309 says to treat the site as disallowed; retry later`,
+      };
+    }
+    const answers = parts.site.origin(start);
+    if (saved === 0 && (answers?.answers ?? 0) === 0 && answers?.failure) {
+      return {
+        cause: 'site-unreachable',
+        line: `the site did not answer: ${answers.failure.what} at ${answers.failure.url === start ? start : origin} — check that it is up and --url is right, then run again`,
+      };
+    }
+    if (saved === 0 && answers && answers.answers > 0 && answers.failing === answers.answers) {
+      const statuses = Object.entries(answers.statuses)
+        .map(([status, n]) => `${status} × ${n}`)
+        .join(', ');
+      return {
+        cause: 'site-failing',
+        line: `the site answered only errors (${statuses}); nothing was published — retry later`,
+      };
+    }
+    if (saved === 0 && action !== 'update' && action !== 'merge') {
+      return { cause: 'nothing-saved', line: 'nothing was saved, so nothing was published' };
+    }
+    const ratio = catalog.settings.minPublishRatio;
+    if (served && !force && served.pages > 0 && ratio > 0) {
+      const pages = (await (await this.#f.database()).resources.count(catalog.id, version)).resources;
+      if (pages < ratio * served.pages) {
+        return {
+          cause: 'too-few-pages',
+          line:
+            `kept v${served.version} serving: v${version} holds ${pages} pages, under ${ratio} × the ${served.pages} of v${served.version} (minPublishRatio)` +
+            ' — check the site, or publish it anyway with --force-publish',
+          pages,
+          servedVersion: served.version,
+          servedPages: served.pages,
+          minPublishRatio: ratio,
+        };
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * A withheld version's index and vector entries leave the stores the served version is searched in, so search
+   * ranks exactly as before (bm25's statistics count every document of the catalog's index). Its pages and records
+   * stay: `replay --layers index+vector --version n` rebuilds them.
+   */
+  async #unrank(catalog: Catalog, version: number, report: RunReport): Promise<void> {
+    const layers = (['vector', 'index'] as const).filter((l) => catalog.settings.outputs.includes(l));
+    const results = await eraseVersions(this.#f, catalog, [version], layers, false);
+    const failed = results.find((r) => r.error);
+    report.ending.note = failed
+      ? `${report.ending.note ?? ''}; its ${failed.layer} entries could not be removed (${failed.error}): search may rank differently until they are`
+      : `${report.ending.note ?? ''}; its index and vector entries were removed so search ranks as before (its pages stay stored: replay --version ${version} rebuilds them)`;
+  }
+
+  /** The index and vector layers hold a page for every page saved, or the report says why not. */
+  #gaps(catalog: Catalog, report: RunReport): LayerGap[] {
+    const gaps: LayerGap[] = [];
+    const saved = report.produced.saved;
+    const layers: Array<['index' | 'vector', number]> = [
+      ['index', report.produced.indexed],
+      ['vector', report.produced.vectored],
+    ];
+    for (const [layer, held] of layers) {
+      if (!catalog.settings.outputs.includes(layer) || held === saved) continue;
+      const stats = report.outputs[layer];
+      const why =
+        stats && stats.failed > 0
+          ? `${stats.failed} writes failed: ${stats.lastError ?? 'see the log'}; fill it with greenfinger replay --id ${catalog.id} --layers ${layer}`
+          : `cause unknown; fill it with greenfinger replay --id ${catalog.id} --layers ${layer}`;
+      gaps.push({ layer, saved, held, why });
+    }
+    return gaps;
   }
 
   /** Resume needs something left on the frontier. */
@@ -260,16 +443,25 @@ export class CrawlService {
   ): Promise<RunReport> {
     const f = this.#f;
     report.path = keys.report(catalog.id, version, reportStamp(result.endedAt), action, f.settings.node);
-    await f.blobs.put(report.path, `${JSON.stringify(report, null, 2)}\n`);
     const db = await f.database();
-    await db.resources.saveReport({
-      catalogId: catalog.id,
-      version,
-      action,
-      published: result.published,
-      report,
-      createdAt: report.endedAt,
-    });
+    try {
+      await f.blobs.put(report.path, `${JSON.stringify(report, null, 2)}\n`);
+      await db.resources.saveReport({
+        catalogId: catalog.id,
+        version,
+        action,
+        published: result.published,
+        report,
+        createdAt: report.endedAt,
+      });
+    } catch (err) {
+      // A run stopped by a store that refused a write cannot be expected to write its report there: it still ends
+      // with its own line (the first refusal), not this one.
+      if (report.ending.withheld?.cause !== 'store-failed') throw err;
+      f.log.warn({ err }, 'the report could not be stored');
+      delete report.path;
+      return report;
+    }
     const after = result.published
       ? await f.writer.publish(catalog.id, version)
       : ((await db.catalogs.get(catalog.id)) ?? catalog);

@@ -1,4 +1,12 @@
-import { type CrawlProgress, type CrawlVerb, Greenfinger, type RunReport } from '@greenfinger/core';
+import {
+  type CrawlProgress,
+  type CrawlVerb,
+  envDataStore,
+  Greenfinger,
+  loadSettings,
+  probeDataRoot,
+  type RunReport,
+} from '@greenfinger/core';
 import type { Command } from 'commander';
 import { explainNothingSaved, formatProgress, formatSummary } from '../format.js';
 import { commandLogger, EXIT, type Io, reportError } from '../io.js';
@@ -13,6 +21,7 @@ interface CrawlOptions extends SettingsOptions {
   data?: string;
   json?: boolean;
   verbose?: boolean;
+  forcePublish?: boolean;
 }
 
 const VERBS: Array<{ verb: CrawlVerb; summary: string; help: string; example: string }> = [
@@ -69,13 +78,19 @@ export function crawlCommand(program: Command, io: Io, setCode: (code: number) =
     settingsOptions(cmd)
       .option('--data <dir>', 'data root holding system/ and user/ (default ./data or GF_DATA_STORE)')
       .option('--json', 'print exactly one JSON document: the run report')
+      .option(
+        '--force-publish',
+        'publish even a version with far fewer pages than the one serving (see --min-publish-ratio)',
+      )
       .option('--verbose', 'write the JSON log to stderr instead of data/system/logs')
       .addHelpText(
         'after',
         `\n${help}\nA run that ends normally (frontier drained, --max-pages or --duration reached) publishes its version;\n` +
           'Ctrl-C (or `greenfinger pause`) stops gracefully and publishes nothing — continue with resume.\n' +
-          'Exit code 1 when nothing was saved (0 for an update or merge that found nothing changed), 2 for wrong use,\n' +
-          '130 after Ctrl-C.\n\nExamples:\n' +
+          'A run whose site did not answer, whose robots.txt answered 5xx, that saved nothing, or whose version holds\n' +
+          'far fewer pages than the one serving (--min-publish-ratio) publishes nothing; the served version keeps serving.\n' +
+          'Exit code 1 when nothing was published or saved (0 for an update or merge that found nothing changed),\n' +
+          '2 for wrong use, 130 after Ctrl-C (the process ends within GF_STOP_DEADLINE_MS of it).\n\nExamples:\n' +
           example,
       )
       .action(async (opts: CrawlOptions) => {
@@ -101,6 +116,15 @@ async function runCrawl(action: CrawlVerb, opts: CrawlOptions, io: Io): Promise<
       if (!opts.json)
         io.err('\nstopping: finishing the pages in flight (Ctrl-C again to quit at once; nothing stored is lost)\n');
       controller.abort();
+      // A hard deadline: whatever the stop waits for (a slow page, a stuck store), the process ends. What was
+      // committed is on disk; resume continues from there, as after a kill.
+      const deadline = stopDeadlineMs(gf);
+      setTimeout(() => {
+        io.err(
+          `greenfinger: stopped after ${deadline / 1000} s without waiting for the rest (GF_STOP_DEADLINE_MS); nothing stored is lost — continue with resume\n`,
+        );
+        process.exit(EXIT.interrupted);
+      }, deadline).unref();
     } else {
       process.exit(EXIT.interrupted);
     }
@@ -110,6 +134,8 @@ async function runCrawl(action: CrawlVerb, opts: CrawlOptions, io: Io): Promise<
   let progressShown = false;
   try {
     const settings = settingsOf(opts);
+    // Before the log file or any store: a data root that is read-only, full or a file fails here, in one line.
+    probeDataRoot(opts.data ?? envDataStore());
     const log = commandLogger(opts.data, { verbose: opts.verbose, toFile: true });
     gf = await Greenfinger.open({ settings: { dataStore: opts.data }, log });
     const report: RunReport = await gf.crawler.crawl({
@@ -120,6 +146,7 @@ async function runCrawl(action: CrawlVerb, opts: CrawlOptions, io: Io): Promise<
       id: opts.id,
       settings,
       signal: controller.signal,
+      forcePublish: opts.forcePublish,
       onStart: ({ catalog, version, created, embedding }) => {
         if (opts.json) return;
         io.err(
@@ -139,6 +166,15 @@ async function runCrawl(action: CrawlVerb, opts: CrawlOptions, io: Io): Promise<
     if (opts.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
     else io.out(formatSummary(report));
     if (controller.signal.aborted) return EXIT.interrupted;
+    const withheld = report.ending.withheld;
+    if (withheld && withheld.cause !== 'nothing-saved') {
+      io.err(`greenfinger: ${withheld.line}\n`);
+      return EXIT.failed;
+    }
+    if (report.ending.reason === 'error') {
+      io.err(`greenfinger: ${report.ending.note ?? 'the crawl stopped on an error; nothing was published'}\n`);
+      return EXIT.failed;
+    }
     if (report.produced.saved > 0) return EXIT.ok;
     if (nothingChanged(report)) {
       if (!opts.json) io.err(`${report.ending.note}\n`);
@@ -153,6 +189,16 @@ async function runCrawl(action: CrawlVerb, opts: CrawlOptions, io: Io): Promise<
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await gf?.close();
+  }
+}
+
+/** How long a stop may take after the first signal: GF_STOP_DEADLINE_MS (the settings, once read). */
+function stopDeadlineMs(gf: Greenfinger | undefined): number {
+  if (gf) return gf.settings.stopDeadlineMs;
+  try {
+    return loadSettings().stopDeadlineMs;
+  } catch {
+    return 5000;
   }
 }
 

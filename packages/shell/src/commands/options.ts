@@ -1,6 +1,16 @@
 import type { CatalogSettings, OutputLayer } from '@greenfinger/core';
-import { type Command, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { intArg, listArg, numberArg } from '../program.js';
+
+/** A number from 0 to 1 (a share); the error names the flag. */
+function ratioArg(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
+      throw new InvalidArgumentError(`${name} must be a number from 0 to 1, got "${value}"`);
+    return n;
+  };
+}
 
 /** Layers joined by `+` (or `,`), each one of `allowed`; the error names the flag and gives an example. */
 export function parseLayers<T extends string>(
@@ -37,6 +47,7 @@ export interface SettingsOptions {
   robots?: boolean;
   sitemap?: boolean;
   maxVersions?: number;
+  minPublishRatio?: number;
   maxRetries?: number;
   maxConsecutiveFailures?: number;
   trapDuplicates?: number;
@@ -69,6 +80,11 @@ export function settingsOptions(command: Command): Command {
       '--max-versions <n>',
       'versions kept; the oldest beyond it are pruned after a publish',
       intArg('--max-versions', 1),
+    )
+    .option(
+      '--min-publish-ratio <r>',
+      "publish a rebuild, merge or resume only when it holds at least this share of the served version's pages (0 to 1, default 0.5)",
+      ratioArg('--min-publish-ratio'),
     )
     .option('--max-retries <n>', 'retries after a retryable fetch failure', intArg('--max-retries', 0))
     .option(
@@ -122,6 +138,7 @@ export function settingsOf(o: SettingsOptions): Partial<CatalogSettings> {
     robots: o.robots,
     sitemap: o.sitemap,
     maxVersions: o.maxVersions,
+    minPublishRatio: o.minPublishRatio,
     maxRetries: o.maxRetries,
     maxConsecutiveFailures: o.maxConsecutiveFailures,
     trapDuplicates: o.trapDuplicates,
