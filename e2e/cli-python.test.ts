@@ -145,7 +145,8 @@ describe('greenfinger CLI on bad input', () => {
     const r = cli(['crawl', '--url', 'http://127.0.0.1:9/', '--json', '--data', join(tmp.path, 'b')]);
     expect(r.status).toBe(1);
     expect(JSON.parse(r.stdout).produced.saved).toBe(0);
-    expectOneLine({ ...r, stdout: '' }, /nothing was saved.*could not be fetched.*127\.0\.0\.1:9/);
+    expectOneLine({ ...r, stdout: '' }, /the site did not answer: connection refused at http:\/\/127\.0\.0\.1:9\//);
+    expect(JSON.parse(r.stdout).ending.published).toBe(false);
   });
 
   it('a --start-url outside the --url', () => {
@@ -175,7 +176,7 @@ describe('greenfinger CLI on bad input', () => {
     writeFileSync(file, 'not a directory');
     expectOneLine(
       cli(['crawl', '--url', 'http://127.0.0.1:9/', '--data', join(file, 'data')]),
-      /--data.*cannot create.*writable/,
+      /the data root .*a-file\/data is not a directory.*give --data a directory/,
     );
   });
 

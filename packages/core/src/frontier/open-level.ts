@@ -1,4 +1,5 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { writeFileSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { CrawlerError } from '../errors.js';
@@ -46,7 +47,7 @@ export function levelError(err: unknown, dir: string, label: LevelStoreLabel, do
     });
   }
   if (code === 'LEVEL_CORRUPTION') {
-    void markCorrupt(dir, `LevelDB found damage while ${doing}: ${deepestMessage(err)}`);
+    markCorrupt(dir, `LevelDB found damage while ${doing}: ${deepestMessage(err)}`);
     return new CrawlerError('CORRUPT', `${label.what} at ${dir} is corrupt`, { cause: err, fix: label.corruptFix });
   }
   const detail = deepestMessage(err);
@@ -97,7 +98,7 @@ export async function openLevel(dir: string, label: LevelStoreLabel): Promise<Cl
   // Before LevelDB opens it: opening replays the log, drops what it cannot read, and deletes the log.
   const logDamage = await levelLogDamage(dir);
   if (logDamage !== undefined) {
-    await markCorrupt(dir, logDamage);
+    markCorrupt(dir, logDamage);
     throw new CrawlerError('CORRUPT', `${label.what} at ${dir} is corrupt (${logDamage})`, { fix: label.corruptFix });
   }
   try {
@@ -108,7 +109,7 @@ export async function openLevel(dir: string, label: LevelStoreLabel): Promise<Cl
   const damage = await recoveryDamage(dir);
   if (damage !== undefined) {
     await db.close().catch(() => undefined);
-    await markCorrupt(dir, damage);
+    markCorrupt(dir, damage);
     throw new CrawlerError('CORRUPT', `${label.what} at ${dir} is corrupt (${damage})`, { fix: label.corruptFix });
   }
   return db;
@@ -121,9 +122,16 @@ export async function openLevel(dir: string, label: LevelStoreLabel): Promise<Cl
  */
 export const CORRUPT_MARK = 'GREENFINGER-CORRUPT';
 
-/** Leave the mark (best effort: a read-only store cannot take it, and is refused again by the same check). */
-export async function markCorrupt(dir: string, why: string): Promise<void> {
-  await writeFile(join(dir, CORRUPT_MARK), `${why}\n`).catch(() => undefined);
+/**
+ * Leave the mark (best effort: a read-only store cannot take it, and is refused again by the same check). Written
+ * synchronously, so it is on disk when the error reaches the caller (nothing is left writing behind it).
+ */
+export function markCorrupt(dir: string, why: string): void {
+  try {
+    writeFileSync(join(dir, CORRUPT_MARK), `${why}\n`);
+  } catch {
+    // read-only or gone: the same check refuses the store again
+  }
 }
 
 /**

@@ -133,6 +133,11 @@ export interface SearchIndex {
   /** Documents per catalog and version, and bytes on disk when the family can say. */
   stats(): Promise<IndexStats>;
   /**
+   * Check a catalog's index before a run writes to it (the embedded index: SQLite's quick_check of its file), so a
+   * damaged copy is named with its fix instead of being written on. @throws CrawlerError CORRUPT
+   */
+  verify?(catalogId: string): Promise<void>;
+  /**
    * Prepares a version for serving once its writes are done (called just before it is published): for the
    * embedded FTS index, merges the index and builds the champion lists of its frequent terms.
    */

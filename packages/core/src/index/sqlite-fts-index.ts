@@ -1,6 +1,7 @@
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CrawlerError } from '../errors.js';
+import { checkSqliteFile } from '../storage/sqlite-check.js';
 import type { SharedThread } from '../worker-entry.js';
 import { segmentCjk } from './cjk.js';
 import { buildChampionLists } from './fts-champions.js';
@@ -113,6 +114,15 @@ export class SqliteFtsIndex implements SearchIndex {
   /** Directory of one catalog's index. */
   dirOf(catalogId: string): string {
     return join(this.#root, `${this.#prefix}-${catalogId}`);
+  }
+
+  async verify(catalogId: string): Promise<void> {
+    const dir = this.dirOf(catalogId);
+    checkSqliteFile(
+      join(dir, 'index.db'),
+      'the full-text index',
+      `delete ${dir}, then rebuild it from the stored pages: greenfinger replay --id ${catalogId} --layers index`,
+    );
   }
 
   /** How the last search() ranked each catalog's matches (diagnostics and tests). */

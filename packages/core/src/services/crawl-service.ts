@@ -1,5 +1,3 @@
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { ComponentFactory } from '../compose/component-factory.js';
 import type { RunContext } from '../compose/components.js';
 import { assembleCrawl, type CrawlParts, openFrontier } from '../compose/run-assembly.js';
@@ -7,16 +5,15 @@ import type { CounterSnapshot } from '../engine/counters.js';
 import type { CrawlCoordinator } from '../engine/crawl-coordinator.js';
 import { CrawlEngine, type CrawlResult } from '../engine/crawl-engine.js';
 import { buildRunReport, reportStamp } from '../engine/run-report.js';
-import { reportOf } from '../error-table.js';
 import { CrawlerError } from '../errors.js';
 import type { CrawlFrontier } from '../frontier/frontier.js';
 import { keys } from '../layout.js';
-import type { Catalog, CatalogSettings, CrawlAction, LayerGap, PublishWithheld, RunReport } from '../model.js';
-import { checkSqliteFile } from '../storage/sqlite-check.js';
+import type { Catalog, CatalogSettings, CrawlAction, RunReport } from '../model.js';
 import type { CatalogRef, CatalogService } from './catalog-service.js';
 import { optimizeVersion } from './optimize-version.js';
+import { layerGaps, servedPages, unrank, withheldPublish } from './publish-decision.js';
 import type { RunHandle, RunInfo } from './run-registry.js';
-import { eraseVersions, pruneTargets } from './version-eraser.js';
+import { pruneTargets } from './version-eraser.js';
 
 export type CrawlVerb = Extract<CrawlAction, 'crawl' | 'update' | 'merge' | 'rebuild' | 'resume'>;
 
@@ -151,8 +148,8 @@ export class CrawlService {
     const f = this.#f;
     const { catalog, version, action, req } = run;
     const ctx: RunContext = { settings: f.settings, layout: f.layout, log: f.log, catalog, version, action };
-    this.#checkStores(catalog);
-    const served = await this.#servedPages(catalog);
+    await this.#verifyStores(catalog);
+    const served = await servedPages(f, catalog);
     const frontier = await openFrontier(f, ctx);
     if (action === 'resume') await this.#assertResumable(frontier, catalog, version);
     let parts: CrawlParts;
@@ -193,7 +190,16 @@ export class CrawlService {
       this.#engines.delete(catalog.id);
       await parts.closeWork(frontier.inFlight() === 0 && (await frontier.size()) === 0);
     }
-    const withheld = await this.#withheld(parts, catalog, version, action, result, served, req.forcePublish === true);
+    const withheld = await withheldPublish(
+      f,
+      parts,
+      catalog,
+      version,
+      action,
+      result,
+      served,
+      req.forcePublish === true,
+    );
     if (withheld) {
       result.published = false;
       if (withheld.cause !== 'too-few-pages' && withheld.cause !== 'nothing-saved') result.fullyCrawled = false;
@@ -203,7 +209,7 @@ export class CrawlService {
       report.ending.withheld = withheld;
       report.ending.note = withheld.line;
     }
-    const gaps = this.#gaps(catalog, report);
+    const gaps = layerGaps(catalog, report);
     if (gaps.length > 0) {
       report.ending.gaps = gaps;
       const said = gaps.map((g) => `${g.layer} holds ${g.held} of ${g.saved} saved pages (${g.why})`).join('; ');
@@ -216,154 +222,19 @@ export class CrawlService {
       await parts.closeWriters();
     }
     if (withheld?.cause === 'too-few-pages' && version !== catalog.searchVersion) {
-      await this.#unrank(catalog, version, report);
+      await unrank(f, catalog, version, report);
     }
     return this.#record(catalog, version, action, result, report);
   }
 
   /**
-   * The index and vector files a run writes pass SQLite's own check before the run opens them, so a damaged file is
-   * named, with its fix, instead of being written on (the LevelDB stores are checked as they open: open-level.ts).
+   * The index and vector stores a run writes pass their family's own check before the run opens them, so a damaged
+   * copy is named, with its fix, instead of being written on (the LevelDB stores are checked as they open).
    */
-  #checkStores(catalog: Catalog): void {
-    const f = this.#f;
+  async #verifyStores(catalog: Catalog): Promise<void> {
     const outputs = catalog.settings.outputs;
-    if (outputs.includes('index') && !f.components.searchIndex) {
-      const dir = f.layout.indexDir(f.settings.indexPrefix, catalog.id);
-      checkSqliteFile(
-        join(dir, 'index.db'),
-        'the full-text index',
-        `delete ${dir}, then rebuild it from the stored pages: greenfinger replay --id ${catalog.id} --layers index`,
-      );
-    }
-    if (outputs.includes('vector') && !f.components.vectorStores) {
-      const root = join(f.layout.user, 'vector');
-      const lead = `${f.settings.vectorCollection}_`;
-      const names = existsSync(root) ? readdirSync(root).filter((n) => n.startsWith(lead)) : [];
-      for (const name of names) {
-        checkSqliteFile(
-          join(root, name, 'vectors.db'),
-          'the vector store',
-          `delete ${join(root, name)}, then rebuild it from the stored pages: greenfinger replay --id ${catalog.id} --layers vector`,
-        );
-      }
-    }
-  }
-
-  /** The version serving now and its pages, before the run changes anything. */
-  async #servedPages(catalog: Catalog): Promise<{ version: number; pages: number } | undefined> {
-    if (catalog.searchVersion < 0) return undefined;
-    const db = await this.#f.database();
-    const counted = await db.resources.count(catalog.id, catalog.searchVersion);
-    return { version: catalog.searchVersion, pages: counted.resources };
-  }
-
-  /**
-   * Whether a run that ended normally earned its publish (docs/reliability.md, "Publishing"): a store that refused a
-   * write, a site that did not answer, a robots.txt that could not be read (RFC 9309: disallowed, so nothing was
-   * fetched), a site that answered only 5xx or 429, a run that saved nothing (an update or merge of a site that
-   * answered has simply found nothing changed), and a version far smaller than the one serving all keep it unpublished.
-   */
-  async #withheld(
-    parts: CrawlParts,
-    catalog: Catalog,
-    version: number,
-    action: CrawlVerb,
-    result: CrawlResult,
-    served: { version: number; pages: number } | undefined,
-    force: boolean,
-  ): Promise<PublishWithheld | undefined> {
-    const failure = parts.storage.failure;
-    if (failure !== undefined) {
-      return { cause: 'store-failed', line: `${reportOf(failure).line}; nothing was published` };
-    }
-    if (!result.published) return undefined;
-    const start = catalog.startUrl;
-    const origin = `${new URL(start).origin}/`;
-    const saved = result.counters.saved;
-    const robots = parts.deps.robots ? parts.site.robots(start) : undefined;
-    if (robots && 'failure' in robots) {
-      return {
-        cause: 'site-unreachable',
-        line: `the site did not answer: ${robots.failure} at ${origin} — check that it is up and --url is right, then run again`,
-      };
-    }
-    if (robots && 'status' in robots && (robots.status >= 500 || robots.status === 429)) {
-      return {
-        cause: 'robots-unreadable',
-        line: `robots.txt answered ${robots.status}: RFC 9309 says to treat the site as disallowed; retry later`,
-      };
-    }
-    const answers = parts.site.origin(start);
-    if (saved === 0 && (answers?.answers ?? 0) === 0 && answers?.failure) {
-      return {
-        cause: 'site-unreachable',
-        line: `the site did not answer: ${answers.failure.what} at ${answers.failure.url === start ? start : origin} — check that it is up and --url is right, then run again`,
-      };
-    }
-    if (saved === 0 && answers && answers.answers > 0 && answers.failing === answers.answers) {
-      const statuses = Object.entries(answers.statuses)
-        .map(([status, n]) => `${status} × ${n}`)
-        .join(', ');
-      return {
-        cause: 'site-failing',
-        line: `the site answered only errors (${statuses}); nothing was published — retry later`,
-      };
-    }
-    if (saved === 0 && action !== 'update' && action !== 'merge') {
-      return { cause: 'nothing-saved', line: 'nothing was saved, so nothing was published' };
-    }
-    const ratio = catalog.settings.minPublishRatio;
-    if (served && !force && served.pages > 0 && ratio > 0) {
-      const pages = (await (await this.#f.database()).resources.count(catalog.id, version)).resources;
-      if (pages < ratio * served.pages) {
-        return {
-          cause: 'too-few-pages',
-          line:
-            `kept v${served.version} serving: v${version} holds ${pages} pages, under ${ratio} × the ${served.pages} of v${served.version} (minPublishRatio)` +
-            ' — check the site, or publish it anyway with --force-publish',
-          pages,
-          servedVersion: served.version,
-          servedPages: served.pages,
-          minPublishRatio: ratio,
-        };
-      }
-    }
-    return undefined;
-  }
-
-  /**
-   * A withheld version's index and vector entries leave the stores the served version is searched in, so search
-   * ranks exactly as before (bm25's statistics count every document of the catalog's index). Its pages and records
-   * stay: `replay --layers index+vector --version n` rebuilds them.
-   */
-  async #unrank(catalog: Catalog, version: number, report: RunReport): Promise<void> {
-    const layers = (['vector', 'index'] as const).filter((l) => catalog.settings.outputs.includes(l));
-    const results = await eraseVersions(this.#f, catalog, [version], layers, false);
-    const failed = results.find((r) => r.error);
-    report.ending.note = failed
-      ? `${report.ending.note ?? ''}; its ${failed.layer} entries could not be removed (${failed.error}): search may rank differently until they are`
-      : `${report.ending.note ?? ''}; its index and vector entries were removed so search ranks as before (its pages stay stored: replay --version ${version} rebuilds them)`;
-  }
-
-  /** The index and vector layers hold a page for every page saved, or the report says why not. */
-  #gaps(catalog: Catalog, report: RunReport): LayerGap[] {
-    const gaps: LayerGap[] = [];
-    const saved = report.produced.saved;
-    const layers: Array<['index' | 'vector', number]> = [
-      ['index', report.produced.indexed],
-      ['vector', report.produced.vectored],
-    ];
-    for (const [layer, held] of layers) {
-      if (!catalog.settings.outputs.includes(layer) || held === saved) continue;
-      const stats = report.outputs[layer];
-      const why =
-        stats && stats.failed > 0
-          ? `${stats.failed} writes failed: ${stats.lastError ?? 'see the log'}; fill it with greenfinger replay --id ${catalog.id} --layers ${layer}`
-          : `cause unknown; fill it with greenfinger replay --id ${catalog.id} --layers ${layer}`;
-      gaps.push({ layer, saved, held, why });
-    }
-    return gaps;
+    if (outputs.includes('index')) await this.#f.index().verify?.(catalog.id);
+    if (outputs.includes('vector')) await this.#f.vectorFamily().verify?.(catalog.id);
   }
 
   /** Resume needs something left on the frontier. */

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CrawlerError } from '../errors.js';
+import { checkSqliteFile } from '../storage/sqlite-check.js';
 import { SqliteVecStore } from './sqlite-vec-store.js';
 import type { VectorStats, VectorStoreFamily } from './vector-store.js';
 
@@ -60,6 +61,19 @@ export class SqliteVecFamily implements VectorStoreFamily {
       }
     }
     return [...widths].sort((a, b) => a - b).map((dims) => this.open(dims));
+  }
+
+  async verify(catalogId: string): Promise<void> {
+    const { root, collection } = this.#options;
+    const lead = `${collection}_`;
+    const names = existsSync(root) ? readdirSync(root).filter((n) => n.startsWith(lead)) : [];
+    for (const name of names) {
+      checkSqliteFile(
+        join(root, name, 'vectors.db'),
+        'the vector store',
+        `delete ${join(root, name)}, then rebuild it from the stored pages: greenfinger replay --id ${catalogId} --layers vector`,
+      );
+    }
   }
 
   async deleteVersion(catalogId: string, version: number, dryRun: boolean): Promise<number> {

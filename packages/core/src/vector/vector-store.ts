@@ -95,6 +95,8 @@ export interface VectorStoreFamily {
   /** Remove every point of a catalog from every collection; returns the points removed. */
   purge(catalogId: string): Promise<number>;
   stats(): Promise<VectorStats>;
+  /** Check every collection before a run writes to it (sqlite-vec: SQLite's quick_check). @throws CrawlerError CORRUPT */
+  verify?(catalogId: string): Promise<void>;
   /** Closes every collection it opened. */
   close(): Promise<void>;
 }
