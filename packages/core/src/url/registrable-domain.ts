@@ -1,9 +1,9 @@
-import { getDomain } from 'tldts';
+import { getDomain } from 'tldts-experimental';
 
 const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
 
 /**
- * tldts reads the whole Public Suffix List, private section included (`allowPrivateDomains`): on hosting platforms
+ * tldts (its compact build, tldts-experimental: docs/libraries.md) reads the whole Public Suffix List, private section included (`allowPrivateDomains`): on hosting platforms
  * such as `github.io`, `blogspot.com` or `s3.amazonaws.com` every subdomain belongs to someone else, so
  * `user.github.io` is its own registrable domain, not `github.io`. Hosts are passed already extracted; hostname
  * validation is off so that names the crawler can still fetch (an `_` in a label) keep their domain.
