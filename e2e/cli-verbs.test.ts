@@ -54,6 +54,32 @@ describe('crawl verbs from the command line', () => {
     tmp?.remove();
   });
 
+  it('update and merge of a site where nothing changed end normally: exit 0, "nothing changed since v0"', () => {
+    const own = join(tmp.path, 'unchanged');
+    const crawled = cli([
+      'crawl',
+      '--url',
+      site,
+      '--start-url',
+      corpus.startUrl,
+      '--depth',
+      '1',
+      '--outputs',
+      'file+index',
+      '--json',
+      '--data',
+      own,
+    ]);
+    expect(crawled.status, crawled.stderr).toBe(0);
+    expect(JSON.parse(crawled.stdout).produced.saved).toBeGreaterThan(5);
+    for (const verb of ['merge', 'update']) {
+      const r = cli([verb, '--url', site, '--data', own]);
+      expect(r.status, `${verb}: ${r.stderr}`).toBe(0);
+      expect(r.stderr).toContain('nothing changed since v0');
+      expect(r.stdout).toMatch(/^Published: .* saved 0 pages/);
+    }
+  });
+
   it('Ctrl-C stops gracefully, publishes nothing, and resume finishes and publishes', async () => {
     const { child, out } = await crawlUntil(
       [
