@@ -3,37 +3,17 @@ import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { crc32 } from 'node:zlib';
 import { Greenfinger, type ImageRow, type RunReport } from '@greenfinger/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkImage } from '../../src/engine/image-probe.js';
 import { encodeJpeg } from '../support/jpeg.js';
-import { encodePng } from '../support/png.js';
+import { encodePng, encodePngClaiming } from '../support/png.js';
 import { createTempDir, type TempDir } from '../support/tmp.js';
 
 /** Issue 11, failure 6: truncated JPEGs, HTML served as image/png and a 100000×100000 PNG header were all kept. */
 
 const MAX_BYTES = 200_000;
 const LIMITS = { maxSide: 30_000, maxPixels: 100_000_000 };
-
-function pngChunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])) >>> 0, 0);
-  return Buffer.concat([head, data, crc]);
-}
-
-/** A well-formed PNG whose IHDR claims `width`×`height` (a decompression bomb's header). */
-function pngClaiming(width: number, height: number): Buffer {
-  const real = encodePng(2, 2, () => [1, 2, 3]);
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8);
-  return Buffer.concat([real.subarray(0, 8), pngChunk('IHDR', ihdr), real.subarray(33)]);
-}
 
 /** Incompressible pixels (a xorshift stream), so the PNG stays over the byte cap. */
 function noise(): () => [number, number, number] {
@@ -60,7 +40,7 @@ const PICTURES: Record<string, { type: string; body: Buffer } | undefined> = {
     type: 'image/png',
     body: Buffer.from('<!doctype html><html><head><title>Not found</title></head><body>soft 404</body></html>'),
   },
-  '/img/bomb.png': { type: 'image/png', body: pngClaiming(100_000, 100_000) },
+  '/img/bomb.png': { type: 'image/png', body: encodePngClaiming(100_000, 100_000) },
   '/img/heavy.png': { type: 'image/png', body: encodePng(300, 300, noise()) },
   '/img/tiny.png': { type: 'image/png', body: encodePng(16, 16, () => [0, 0, 0]) },
   '/img/missing.png': undefined,
@@ -233,7 +213,7 @@ describe('broken pictures are kept (issue 11, failure 6)', () => {
       checkImage(Buffer.from([0xff, 0xd8, 0xff, 0xda, 0x00, 0x08, 1, 1, 0, 0, 63, 0, 0xff, 0xd9]), LIMITS),
     ).toMatchObject({ ok: false, reason: 'bad-header' });
     expect(checkImage(Buffer.alloc(0), LIMITS)).toMatchObject({ ok: false, reason: 'empty' });
-    expect(checkImage(pngClaiming(40_000, 10), LIMITS)).toMatchObject({ ok: false, reason: 'too-many-pixels' });
+    expect(checkImage(encodePngClaiming(40_000, 10), LIMITS)).toMatchObject({ ok: false, reason: 'too-many-pixels' });
     // A JPEG served as image/png is still a JPEG.
     expect(checkImage(goodJpeg, LIMITS)).toMatchObject({ ok: true, ext: 'jpg', contentType: 'image/jpeg' });
   });

@@ -1,4 +1,5 @@
 import type { Outcome } from '@greenfinger/core';
+import { rng } from './random.mjs';
 
 /**
  * The hostile fixture site (hostile-site.ts): every url it serves, the outcome a crawl must end it with, how many
@@ -161,17 +162,8 @@ const WORDS = [
   'yarrow',
 ] as const;
 
-/** A small deterministic PRNG (mulberry32): the same site on every run. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded generator of tests, fixture scripts and benches (mulberry32): the same site on every run. */
+export const prng: (seed: number) => () => number = rng;
 
 /** The word list the archive's articles are written from. */
 export const archiveWords: readonly string[] = WORDS;

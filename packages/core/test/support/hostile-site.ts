@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { crc32, gzipSync } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
 import { ARCHIVE_PAGES, archivePaths, CHAIN_HOPS, hostileFacts, MANY_LINKS, prng } from './hostile-facts.js';
 import { encodeJpeg } from './jpeg.js';
 import { encodeLegacy } from './legacy-encoding.js';
-import { encodePng } from './png.js';
+import { encodePng, encodePngClaiming } from './png.js';
 
 export {
   type HostileCase,
@@ -131,29 +131,6 @@ function prose(seed: number, words: number): string {
   return `${out.join(' ')}.`;
 }
 
-function pngChunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])) >>> 0, 0);
-  return Buffer.concat([head, data, crc]);
-}
-
-/** A PNG whose header (valid signature, IHDR and CRC) claims 100000×100000 pixels, with one tiny IDAT. */
-function giantPng(): Buffer {
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(100_000, 0);
-  ihdr.writeUInt32BE(100_000, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk('IHDR', ihdr),
-    pngChunk('IDAT', gzipSync(Buffer.alloc(64)).subarray(10)),
-    pngChunk('IEND', Buffer.alloc(0)),
-  ]);
-}
-
 interface Assets {
   images: Map<string, { type: string; body: Buffer }>;
   binaryPng: Buffer;
@@ -176,7 +153,7 @@ function generatedAssets(): Assets {
         '/img/html.png',
         { type: 'image/png', body: Buffer.from(page('Not a picture', '<p>This is a web page, not a PNG.</p>')) },
       ],
-      ['/img/giant.png', { type: 'image/png', body: giantPng() }],
+      ['/img/giant.png', { type: 'image/png', body: encodePngClaiming(100_000, 100_000) }],
     ]),
     binaryPng: encodePng(64, 64, (x, y) => [x * 4, y * 4, 200]),
     gzipBomb: Buffer.concat(Array.from({ length: 64 }, () => member)),

@@ -50,3 +50,16 @@ export function readPngSize(bytes: Buffer): { width: number; height: number } | 
   if (crc32(bytes.subarray(12, 29)) >>> 0 !== bytes.readUInt32BE(29)) return undefined;
   return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
 }
+
+/**
+ * A well-formed PNG (valid signature, chunks and CRCs) whose IHDR claims `width`×`height` pixels over 2×2 pixels of
+ * data: the header of a decompression bomb.
+ */
+export function encodePngClaiming(width: number, height: number): Buffer {
+  const real = encodePng(2, 2, () => [1, 2, 3]);
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8);
+  return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), real.subarray(33)]);
+}
