@@ -1,6 +1,7 @@
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CrawlerError } from '../errors.js';
+import { bytesIn } from '../storage/dir-bytes.js';
 import { checkSqliteFile } from '../storage/sqlite-check.js';
 import type { SharedThread } from '../worker-entry.js';
 import { segmentCjk } from './cjk.js';
@@ -357,17 +358,4 @@ function positiveInt(n: number, name: string): number {
     throw new CrawlerError('BAD_INPUT', `${name} is ${n}`, { fix: `set ${name} to a whole number of at least 1` });
   }
   return n;
-}
-
-/** Bytes of the files directly in `dir` (0 when it is gone). */
-function bytesIn(dir: string): number {
-  let bytes = 0;
-  try {
-    for (const f of readdirSync(dir, { withFileTypes: true })) {
-      if (f.isFile()) bytes += statSync(join(dir, f.name), { throwIfNoEntry: false })?.size ?? 0;
-    }
-  } catch {
-    // removed meanwhile
-  }
-  return bytes;
 }

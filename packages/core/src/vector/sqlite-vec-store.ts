@@ -1,8 +1,9 @@
-import { mkdirSync, readdirSync, statSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ConfigError, CrawlerError } from '../errors.js';
+import { bytesIn } from '../storage/dir-bytes.js';
 import { annStem, listAnnFiles, removeAnnFiles } from './ann-files.js';
 import { AnnKeeper, type AnnStatus, type Row, type VectorOptimizeStats } from './ann-keeper.js';
 import { migrate, prepare, type Statements } from './vec-schema.js';
@@ -314,17 +315,4 @@ export class SqliteVecStore implements VectorStore {
       });
     }
   }
-}
-
-/** Bytes of the files directly in `dir` (0 when it is gone). */
-function bytesIn(dir: string): number {
-  let bytes = 0;
-  try {
-    for (const f of readdirSync(dir, { withFileTypes: true })) {
-      if (f.isFile()) bytes += statSync(join(dir, f.name), { throwIfNoEntry: false })?.size ?? 0;
-    }
-  } catch {
-    // removed meanwhile
-  }
-  return bytes;
 }
