@@ -79,12 +79,6 @@ export async function openLevel(dir: string, label: LevelStoreLabel): Promise<Cl
   } catch (err) {
     throw levelError(err, dir, label, 'creating the directory');
   }
-  // Small caches: these stores are read by key or by short ranges, and every MB here is RSS in each crawl.
-  const db = new ClassicLevel<string, string>(dir, {
-    keyEncoding: 'utf8',
-    valueEncoding: 'utf8',
-    cacheSize: 2 * 1024 * 1024,
-  });
   const marked = await readFile(join(dir, CORRUPT_MARK), 'utf8').catch(() => undefined);
   if (marked !== undefined) {
     throw new CrawlerError(
@@ -101,6 +95,14 @@ export async function openLevel(dir: string, label: LevelStoreLabel): Promise<Cl
     markCorrupt(dir, logDamage);
     throw new CrawlerError('CORRUPT', `${label.what} at ${dir} is corrupt (${logDamage})`, { fix: label.corruptFix });
   }
+  // Built only now: a ClassicLevel opens itself on the next tick (deferred open), which would replay and drop the
+  // damaged log the checks above refuse, and leave a handle writing into a store the caller was told is corrupt.
+  // Small caches: these stores are read by key or by short ranges, and every MB here is RSS in each crawl.
+  const db = new ClassicLevel<string, string>(dir, {
+    keyEncoding: 'utf8',
+    valueEncoding: 'utf8',
+    cacheSize: 2 * 1024 * 1024,
+  });
   try {
     await db.open();
   } catch (err) {

@@ -127,7 +127,12 @@ describe('stores that fail a check on open', () => {
     for (let i = 0; i < 50; i++) await urls.mark(CATALOG, 0, `${i}`.padStart(64, '0'));
     await urls.close();
     expect(garbleLogs(layout.urlDedupDir)).toBe(1);
+    const filesBefore = readdirSync(layout.urlDedupDir).sort();
     const urlErr = await rejection(LevelUrlFilter.open(layout.urlDedupDir));
+    // Refused before LevelDB touched it: nothing opens it behind the error (which would replay and drop the damaged
+    // log), so the store is left as it was, with the mark beside it.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(readdirSync(layout.urlDedupDir).sort()).toEqual([...filesBefore, 'GREENFINGER-CORRUPT'].sort());
     expect(urlErr.code).toBe('CORRUPT');
     expect(urlErr.message).toMatch(new RegExp(`^url dedup store at ${layout.urlDedupDir} is corrupt`));
 
