@@ -7,7 +7,7 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { crc32 } from 'node:zlib';
@@ -23,6 +23,8 @@ export {
   type FixturePage,
   fixtureFacts,
 } from './fixture-facts.js';
+
+import { closeServer, listen } from './loopback.js';
 
 /** The static pages served by the fixture site. */
 export const fixtureSiteDir = fileURLToPath(new URL('../fixtures/site/', import.meta.url));
@@ -244,23 +246,6 @@ class Log implements RequestLog {
   clear(): void {
     this.requests.length = 0;
   }
-}
-
-function listen(server: Server): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 }
 
 function sendHtml(res: ServerResponse, status: number, title: string, head = false): void {

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { ARCHIVE_PAGES, archivePaths, CHAIN_HOPS, hostileFacts, MANY_LINKS, prng } from './hostile-facts.js';
 import { encodeJpeg } from './jpeg.js';
@@ -16,6 +15,8 @@ export {
   type OutcomeKey,
   type TrapFamily,
 } from './hostile-facts.js';
+
+import { closeServer, listen } from './loopback.js';
 
 /** One request the hostile site received. */
 export interface HostileRequest {
@@ -191,23 +192,6 @@ class Log implements HostileLog {
   count(path: string): number {
     return this.requests.filter((r) => r.path === path).length;
   }
-}
-
-function listen(server: Server): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 }
 
 function send(res: ServerResponse, status: number, type: string, body: string | Buffer, headers = {}): void {
