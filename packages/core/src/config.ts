@@ -111,6 +111,27 @@ export const settingsSchema = z.strictObject({
   workers: z.coerce.number().int().min(0).max(64).optional(),
   /** Milliseconds a crawl process waits after the first SIGTERM or Ctrl-C before it exits regardless. @default 5000 */
   stopDeadlineMs: z.coerce.number().int().min(100).max(600_000).default(5000),
+  /** GF_SERVER_HOST: the address `greenfinger serve` listens on. @default 127.0.0.1 */
+  serverHost: z.string().min(1).default('127.0.0.1'),
+  /** GF_SERVER_PORT: the port `greenfinger serve` listens on (0 = any free port). @default 50080 */
+  serverPort: z.coerce.number().int().min(0).max(65_535).default(50_080),
+  /**
+   * GF_TOKEN_SECRET: the key sign-in tokens are signed with (at least 32 characters). Unset: a random key kept in
+   * system/token-secret, so a restart keeps sessions.
+   */
+  tokenSecret: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** GF_TOKEN_TTL: how long a sign-in lasts: seconds, or a number with s, m, h or d. @default 8h */
+  tokenTtl: z
+    .string()
+    .regex(/^\d+[smhd]?$/, 'must be seconds or a number with s, m, h or d, e.g. 8h')
+    .default('8h'),
+  /** GF_CORS_ORIGINS: comma-separated origins allowed to call the REST API from a browser; empty = CORS off. */
+  corsOrigins: z.string().default(''),
+  /** GF_API_WEB: false = the server answers the REST API only (no search page). @default true */
+  apiWeb: z
+    .union([z.boolean(), z.enum(['true', 'false', '1', '0'])], { error: 'must be true or false' })
+    .default(true)
+    .transform((v) => v === true || v === 'true' || v === '1'),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;
@@ -148,7 +169,23 @@ export const settingsEnv: Record<keyof Settings, string> = {
   logLevel: 'GF_LOG_LEVEL',
   workers: 'GF_WORKERS',
   stopDeadlineMs: 'GF_STOP_DEADLINE_MS',
+  serverHost: 'GF_SERVER_HOST',
+  serverPort: 'GF_SERVER_PORT',
+  tokenSecret: 'GF_TOKEN_SECRET',
+  tokenTtl: 'GF_TOKEN_TTL',
+  corsOrigins: 'GF_CORS_ORIGINS',
+  apiWeb: 'GF_API_WEB',
 };
+
+/** Settings as they may be shown or written: the database password and the token key masked. */
+export function maskedSettings(settings: Readonly<Settings>): Record<string, unknown> {
+  const { tokenSecret, ...rest } = settings;
+  return {
+    ...rest,
+    databaseUrl: settings.databaseUrl.replace(/(\/\/[^:/@]*):[^@/]*@/, '$1:***@'),
+    tokenSecret: tokenSecret ? '***' : '',
+  };
+}
 
 /** Resolve settings: flags > env > defaults. Throws ConfigError naming the variable and the fix. */
 export function loadSettings(flags: Partial<Settings> = {}, env: NodeJS.ProcessEnv = process.env): Readonly<Settings> {

@@ -5,7 +5,10 @@ import { crawlCommand } from './commands/crawl.js';
 import { deleteCommand } from './commands/delete.js';
 import { replayCommand } from './commands/replay.js';
 import { searchCommand } from './commands/search.js';
+import { serveCommand } from './commands/serve.js';
+import { userCommand } from './commands/user.js';
 import { versionsCommand } from './commands/versions.js';
+import { whyCommand } from './commands/why.js';
 import { EXIT, type Io, processIo, reportError } from './io.js';
 
 export const VERSION = '0.1.0';
@@ -69,6 +72,9 @@ export function buildProgram(io: Io, setCode: (code: number) => void): Command {
   versionsCommand(program, io, setCode);
   catalogCommand(program, io, setCode);
   controlCommands(program, io, setCode);
+  whyCommand(program, io, setCode);
+  userCommand(program, io, setCode);
+  serveCommand(program, io, setCode);
   return program;
 }
 

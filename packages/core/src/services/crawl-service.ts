@@ -3,6 +3,7 @@ import type { RunContext } from '../compose/components.js';
 import { assembleCrawl, type CrawlParts, openFrontier } from '../compose/run-assembly.js';
 import type { CounterSnapshot } from '../engine/counters.js';
 import type { CrawlCoordinator } from '../engine/crawl-coordinator.js';
+import { maskedSettings } from '../config.js';
 import { CrawlEngine, type CrawlResult } from '../engine/crawl-engine.js';
 import { buildRunReport, reportStamp } from '../engine/run-report.js';
 import { CrawlerError } from '../errors.js';
@@ -346,7 +347,7 @@ export class CrawlService {
       catalog: { id: catalog.id, name: catalog.name, url: catalog.url, startUrl: catalog.startUrl },
       version,
       settings: catalog.settings,
-      node: this.#f.settings,
+      node: maskedSettings(this.#f.settings),
       published: catalog.searchVersion === version,
       lastRun: report
         ? {

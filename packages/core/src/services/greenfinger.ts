@@ -14,9 +14,13 @@ import type { SharedThread } from '../worker-entry.js';
 import type { AdminWriter } from './admin-writer.js';
 import { CatalogService } from './catalog-service.js';
 import { CrawlService } from './crawl-service.js';
+import { JobService } from './job-service.js';
+import { LedgerService } from './ledger-service.js';
+import { MetricsService } from './metrics-service.js';
 import { ReplayService } from './replay-service.js';
 import type { RunRegistry } from './run-registry.js';
 import { SearchService } from './search-service.js';
+import { UserService } from './user-service.js';
 import { VersionService } from './version-service.js';
 
 export type { GreenfingerComponents } from '../compose/components.js';
@@ -44,6 +48,14 @@ export class Greenfinger {
   readonly search: SearchService;
   readonly versions: VersionService;
   readonly replay: ReplayService;
+  /** Every url's fate per version: why, lists by state, delete one url's page. */
+  readonly ledger: LedgerService;
+  /** People who may sign in to the REST API. */
+  readonly users: UserService;
+  /** Runs in the background of a long-lived process (a server, the prompt), each with a job id. */
+  readonly jobs: JobService;
+  /** Prometheus text of this node: counters per catalog, fetch latency, frontier sizes, output failures. */
+  readonly metrics: MetricsService;
   #catalogs: Promise<CatalogService> | undefined;
 
   private constructor(options: GreenfingerOptions) {
@@ -55,6 +67,10 @@ export class Greenfinger {
     this.search = new SearchService(this.factory);
     this.versions = new VersionService(this.factory, catalogs);
     this.replay = new ReplayService(this.factory, catalogs);
+    this.ledger = new LedgerService(this.factory, catalogs);
+    this.users = new UserService(this.factory);
+    this.jobs = new JobService({ factory: this.factory, catalogs, crawler: this.crawler, replay: this.replay });
+    this.metrics = new MetricsService(this.factory, this.jobs);
   }
 
   static async open(options: GreenfingerOptions = {}): Promise<Greenfinger> {
@@ -119,6 +135,7 @@ export class Greenfinger {
   }
 
   async close(): Promise<void> {
+    await this.jobs.close();
     await this.crawler.close();
     await this.factory.close();
   }

@@ -12,3 +12,7 @@ export * from './run-registry.js';
 export * from './search-service.js';
 export * from './version-eraser.js';
 export * from './version-service.js';
+export * from './job-service.js';
+export * from './ledger-service.js';
+export * from './metrics-service.js';
+export * from './user-service.js';

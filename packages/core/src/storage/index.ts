@@ -5,6 +5,6 @@ export * from './migrate.js';
 export * from './off-thread-blob-store.js';
 export * from './pg-record-database.js';
 export * from './probe.js';
-export type * from './record-store.js';
+export * from './record-store.js';
 export * from './sqlite-check.js';
 export * from './sqlite-record-database.js';

@@ -20,7 +20,9 @@ import {
   updateSet,
   VERSIONED_TABLES,
 } from './record-columns.js';
-import type { CatalogStore, RecordDatabase, ResourceRecordStore } from './record-store.js';
+import { pgUrlLedger } from './pg-url-ledger.js';
+import { pgUserStore } from './pg-user-store.js';
+import type { CatalogStore, RecordDatabase, ResourceRecordStore, UrlLedgerStore, UserStore } from './record-store.js';
 
 export interface PgRecordDatabaseOptions extends MigrateOptions {
   /** `postgres://user:password@host:5432/database`. */
@@ -62,10 +64,20 @@ function pgCode(err: unknown): string {
  * RecordDatabase on PostgreSQL through a `pg` pool. Batches are upserted with `INSERT … SELECT FROM unnest(…)
  * ON CONFLICT … DO UPDATE`, one transaction per batch.
  */
+/** What a store of this database's family (the ledger, the users) gets to work with. */
+export interface PgAccess {
+  /** One statement; a failure becomes a CrawlerError naming `operation` and the server. */
+  query(operation: string, sql: string, params?: unknown[]): Promise<pg.QueryResult<Record<string, unknown>>>;
+  /** `fn` in one transaction (BEGIN … COMMIT, ROLLBACK on failure), translated the same way. */
+  transaction<T>(operation: string, fn: (client: pg.PoolClient) => Promise<T>): Promise<T>;
+}
+
 export class PgRecordDatabase implements RecordDatabase {
   readonly kind = 'postgresql' as const;
   readonly catalogs: CatalogStore;
   readonly resources: ResourceRecordStore;
+  readonly ledger: UrlLedgerStore;
+  readonly users: UserStore;
   private readonly pool: pg.Pool;
   private readonly options: PgRecordDatabaseOptions;
   private closed = false;
@@ -75,6 +87,12 @@ export class PgRecordDatabase implements RecordDatabase {
     this.options = options;
     this.catalogs = this.catalogStore();
     this.resources = this.resourceStore();
+    const access: PgAccess = {
+      query: (operation, sql, params) => this.query(operation, sql, params),
+      transaction: (operation, fn) => this.transaction(operation, fn),
+    };
+    this.ledger = pgUrlLedger(access);
+    this.users = pgUserStore(access);
   }
 
   /**

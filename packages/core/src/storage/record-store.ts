@@ -37,11 +37,110 @@ export interface ResourceRecordStore {
   listReports(catalogId: string): Promise<ReportRow[]>;
 }
 
-/** Both stores on one database, with its lifecycle. */
+/**
+ * Where a url stands in the ledger. `queued` and `crawling` are on their way; the three ends are
+ * - `done`: fetched and handled (saved, duplicate, unmodified, noindex, redirected, …);
+ * - `failed`: the fetch or the processing failed (not found, bad status, unreachable, too large, error);
+ * - `rejected`: refused before any request (an acceptor, robots.txt, a trap budget);
+ * and `deleted`: its page was removed by hand (DELETE /v2/urls/{id}); it is not queued again in this version.
+ */
+export type LedgerState = 'queued' | 'crawling' | 'done' | 'failed' | 'rejected' | 'deleted';
+export const LEDGER_STATES: readonly LedgerState[] = ['queued', 'crawling', 'done', 'failed', 'rejected', 'deleted'];
+
+/** One url's fate in one version (crawler_url). */
+export interface LedgerRow {
+  /** The url's resource id: uuid v5 under the catalog id of `{version}|{urlHash}` (`ids.resource` in ids.ts). */
+  id: string;
+  catalogId: string;
+  version: number;
+  url: string;
+  urlHash: string;
+  state: LedgerState;
+  /** SAVED or a REJECTED_* name; '' while queued. */
+  outcome: string;
+  /** The stage or acceptor that decided (`domain-scope`, `status`, `dedup`, …); '' when none. */
+  detail: string;
+  /** The HTTP status of the last fetch; null when no request was made. */
+  status: number | null;
+  reason: string;
+  referrer: string | null;
+  depth: number;
+  /** ISO time of the fetch; null when no request was made. */
+  fetchedAt: string | null;
+  /** ISO time this row was written. */
+  updatedAt: string;
+}
+
+export interface LedgerQuery {
+  catalogId: string;
+  version: number;
+  state?: LedgerState | undefined;
+  /** An outcome name, e.g. REJECTED_NOTFOUND. */
+  outcome?: string | undefined;
+  /** A substring of the url. */
+  text?: string | undefined;
+  /** @default 100 */
+  limit?: number | undefined;
+  /** @default 0 */
+  offset?: number | undefined;
+}
+
+/**
+ * The url ledger (crawler_url): every url a run of a version dispatched, with its state and its last outcome. Written
+ * by the committer in the batches it already makes; read by `why`, `GET /v2/urls` and the page.
+ */
+export interface UrlLedgerStore {
+  /**
+   * Insert or replace by id, in one transaction. A `queued` row never replaces a row already in an end state
+   * (done, failed, rejected, deleted), and nothing but `deleted` replaces a `deleted` row.
+   */
+  record(rows: LedgerRow[]): Promise<void>;
+  get(id: string): Promise<LedgerRow | undefined>;
+  /** Rows of a version in url order, filtered; `total` counts every row the filter matches. */
+  list(query: LedgerQuery): Promise<{ items: LedgerRow[]; total: number }>;
+  /** Rows of a version per state (every state present, 0 when none). */
+  counts(catalogId: string, version: number): Promise<Record<LedgerState, number>>;
+  /** The url hashes of a version's `deleted` rows (kept from being queued again). */
+  deletedUrlHashes(catalogId: string, version: number): Promise<string[]>;
+}
+
+export type UserRole = 'admin' | 'support';
+
+/** A person who may sign in to the REST API (gf_user). */
+export interface UserRow {
+  name: string;
+  /** `scrypt$N$r$p$salt$hash` (base64url), never the password. */
+  passwordHash: string;
+  role: UserRole;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Users and signed-out tokens (gf_user, gf_revoked_token). */
+export interface UserStore {
+  /** @throws CrawlerError CONFLICT when the name is taken */
+  create(user: UserRow): Promise<void>;
+  /** @returns false when there is no such user */
+  update(user: UserRow): Promise<boolean>;
+  get(name: string): Promise<UserRow | undefined>;
+  /** In name order. */
+  list(): Promise<UserRow[]>;
+  delete(name: string): Promise<boolean>;
+  count(): Promise<number>;
+  /** Sign a token out until `expiresAt` (ISO); idempotent. */
+  revoke(tokenId: string, expiresAt: string): Promise<void>;
+  isRevoked(tokenId: string): Promise<boolean>;
+  /** Forget revocations that expired before `now` (ISO); returns how many. */
+  purgeRevoked(now: string): Promise<number>;
+}
+
+/** The stores on one database, with its lifecycle. */
 export interface RecordDatabase {
   readonly kind: 'sqlite' | 'postgresql';
   readonly catalogs: CatalogStore;
   readonly resources: ResourceRecordStore;
+  readonly ledger: UrlLedgerStore;
+  readonly users: UserStore;
   /** Apply `schema/` migrations not applied yet. Idempotent. */
   migrate(): Promise<{ applied: string[] }>;
   close(): Promise<void>;

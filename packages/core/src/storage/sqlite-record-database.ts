@@ -19,7 +19,18 @@ import {
   updateSet,
   VERSIONED_TABLES,
 } from './record-columns.js';
-import type { CatalogStore, RecordDatabase, ResourceRecordStore } from './record-store.js';
+import type { CatalogStore, RecordDatabase, ResourceRecordStore, UrlLedgerStore, UserStore } from './record-store.js';
+import { sqliteUrlLedger } from './sqlite-url-ledger.js';
+import { sqliteUserStore } from './sqlite-user-store.js';
+
+/** What a store of this database's family (the ledger, the users) gets to work with. */
+export interface SqliteAccess {
+  readonly db: Database.Database;
+  /** Run `fn` and translate a failure into a CrawlerError naming `operation` and the file. */
+  run<T>(operation: string, fn: () => T): Promise<T>;
+  /** A prepared statement, cached by its text. */
+  stmt(sql: string): Database.Statement;
+}
 
 export interface SqliteRecordDatabaseOptions extends MigrateOptions {
   /** The database file (its folder is created), or `:memory:`. */
@@ -48,6 +59,8 @@ export class SqliteRecordDatabase implements RecordDatabase {
   readonly kind = 'sqlite' as const;
   readonly catalogs: CatalogStore;
   readonly resources: ResourceRecordStore;
+  readonly ledger: UrlLedgerStore;
+  readonly users: UserStore;
   readonly file: string;
   private readonly db: Database.Database;
   private readonly options: SqliteRecordDatabaseOptions;
@@ -59,6 +72,13 @@ export class SqliteRecordDatabase implements RecordDatabase {
     this.options = options;
     this.catalogs = this.catalogStore();
     this.resources = this.resourceStore();
+    const access: SqliteAccess = {
+      db,
+      run: (operation, fn) => this.run(operation, fn),
+      stmt: (sql) => this.stmt(sql),
+    };
+    this.ledger = sqliteUrlLedger(access);
+    this.users = sqliteUserStore(access);
   }
 
   /**
