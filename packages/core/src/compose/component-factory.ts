@@ -85,6 +85,7 @@ export class ComponentFactory implements NodeContext {
       kind: db.kind,
       catalogs: c.catalogStore ? resolvePart(c.catalogStore, this.#node()) : db.catalogs,
       resources: c.resourceRecordStore ? resolvePart(c.resourceRecordStore, this.#node()) : db.resources,
+      ledger: db.ledger,
       migrate: () => db.migrate(),
       close: () => db.close(),
     };

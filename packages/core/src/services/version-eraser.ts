@@ -69,7 +69,9 @@ function erasers(f: ComponentFactory, layers: readonly DeleteLayer[]): Array<[De
       const db = await f.database();
       if (dryRun) {
         const c = await db.resources.count(catalogId, version);
-        return { count: c.resources + c.images + c.resourceImages + c.reports, bytes: 0 };
+        // The url ledger's rows go with the version too (VERSIONED_TABLES).
+        const urls = Object.values(await db.ledger.counts(catalogId, version)).reduce((a, b) => a + b, 0);
+        return { count: c.resources + c.images + c.resourceImages + c.reports + urls, bytes: 0 };
       }
       const removed = await db.resources.deleteVersion(catalogId, version);
       return { count: Object.values(removed).reduce((a, b) => a + b, 0), bytes: 0 };

@@ -3,6 +3,8 @@ import type pg from 'pg';
 import { ConfigError, CrawlerError } from '../errors.js';
 import type { Catalog, ImageRow, ReportRow, ResourceImageRow, ResourceRow } from '../model.js';
 import { type MigrateOptions, type MigrateResult, migratePostgres } from './migrate.js';
+import { pgUrlLedger } from './pg-url-ledger.js';
+import { pgUserStore } from './pg-user-store.js';
 import {
   CATALOG,
   type ColumnKind,
@@ -14,14 +16,13 @@ import {
   REPORT,
   RESOURCE,
   RESOURCE_IMAGE,
+  RESOURCE_TABLES,
   rowFromDb,
   rowToDb,
   type TableSpec,
   updateSet,
   VERSIONED_TABLES,
 } from './record-columns.js';
-import { pgUrlLedger } from './pg-url-ledger.js';
-import { pgUserStore } from './pg-user-store.js';
 import type { CatalogStore, RecordDatabase, ResourceRecordStore, UrlLedgerStore, UserStore } from './record-store.js';
 
 export interface PgRecordDatabaseOptions extends MigrateOptions {
@@ -325,10 +326,24 @@ export class PgRecordDatabase implements RecordDatabase {
         };
       },
       versions: async (catalogId: string) => {
-        const sql = VERSIONED_TABLES.map((t) => `SELECT version FROM "${t}" WHERE catalog_id = $1`).join(' UNION ');
+        const sql = RESOURCE_TABLES.map((t) => `SELECT version FROM "${t}" WHERE catalog_id = $1`).join(' UNION ');
         const result = await this.query('versions', `${sql} ORDER BY version`, [catalogId]);
         return result.rows.map((r) => Number(r.version));
       },
+      deleteResource: (id: string, dryRun = false) =>
+        this.transaction('delete resource', async (client) => {
+          const n = async (table: string, column: string): Promise<number> => {
+            if (dryRun) {
+              const r = await client.query(`SELECT count(*)::int AS n FROM "${table}" WHERE ${column} = $1`, [id]);
+              return Number(r.rows[0]?.n ?? 0);
+            }
+            return (await client.query(`DELETE FROM "${table}" WHERE ${column} = $1`, [id])).rowCount ?? 0;
+          };
+          return {
+            [RESOURCE_IMAGE.table]: await n(RESOURCE_IMAGE.table, 'resource_id'),
+            [RESOURCE.table]: await n(RESOURCE.table, 'id'),
+          };
+        }),
       deleteVersion: (catalogId: string, version: number) =>
         this.transaction('delete version', async (client) => {
           const removed: Record<string, number> = {};

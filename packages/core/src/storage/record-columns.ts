@@ -1,6 +1,7 @@
 import { defaultCatalogSettings } from '../config.js';
 import { CrawlerError } from '../errors.js';
 import type { Catalog, ImageRow, ReportRow, ResourceImageRow, ResourceRow } from '../model.js';
+import type { LedgerRow } from './record-store.js';
 
 /** How a value is stored: `time` is an ISO-8601 instant, `json` is JSON text, `bool` is 0/1 in SQLite. */
 export type ColumnKind = 'text' | 'int' | 'float' | 'time' | 'json' | 'bool';
@@ -125,8 +126,35 @@ export const REPORT: TableSpec<ReportRow> = {
   ],
 };
 
-/** The four tables holding a version's rows; deleting a version empties them by (catalog_id, version). */
-export const VERSIONED_TABLES = [RESOURCE_IMAGE.table, IMAGE.table, RESOURCE.table, REPORT.table] as const;
+export const URL_LEDGER: TableSpec<LedgerRow> = {
+  table: 'crawler_url',
+  conflict: ['id'],
+  columns: [
+    col('id', 'id'),
+    col('catalog_id', 'catalogId'),
+    col('version', 'version', 'int'),
+    col('url', 'url'),
+    col('url_hash', 'urlHash'),
+    col('state', 'state'),
+    col('outcome', 'outcome'),
+    col('detail', 'detail'),
+    col('status', 'status', 'int'),
+    col('reason', 'reason'),
+    col('referrer', 'referrer'),
+    col('depth', 'depth', 'int'),
+    col('fetched_at', 'fetchedAt', 'time'),
+    col('updated_at', 'updatedAt', 'time'),
+  ],
+};
+
+/** The tables of a version's crawl metadata: the versions a catalog has are the versions they hold rows of. */
+export const RESOURCE_TABLES = [RESOURCE_IMAGE.table, IMAGE.table, RESOURCE.table, REPORT.table] as const;
+
+/**
+ * Every table holding a version's rows; deleting a version (or a catalog) empties them by (catalog_id, version).
+ * The url ledger goes first and counts in the delete, but a version with nothing but ledger rows is not a version.
+ */
+export const VERSIONED_TABLES = [URL_LEDGER.table, ...RESOURCE_TABLES] as const;
 
 /** An instant in the one text form both databases give back: `2024-05-01T10:00:00.000Z`. */
 export function toIsoInstant(value: unknown, field: string): string {

@@ -29,6 +29,11 @@ export interface ResourceRecordStore {
   ): Promise<{ resources: number; images: number; resourceImages: number; reports: number }>;
   /** Versions that have any rows, ascending. */
   versions(catalogId: string): Promise<number[]>;
+  /**
+   * Remove one page: its crawler_resource row and its crawler_resource_image links (its pictures' rows stay: other
+   * pages may show them); returns rows removed per table, or with `dryRun` the rows that would be.
+   */
+  deleteResource(id: string, dryRun?: boolean): Promise<Record<string, number>>;
   /** delete from t where catalog_id = ? and version = ? — no join; returns rows removed per table. */
   deleteVersion(catalogId: string, version: number): Promise<Record<string, number>>;
   /** One crawler_report row per version (replaced by later runs of the same version). */
@@ -91,8 +96,10 @@ export interface LedgerQuery {
  */
 export interface UrlLedgerStore {
   /**
-   * Insert or replace by id, in one transaction. A `queued` row never replaces a row already in an end state
-   * (done, failed, rejected, deleted), and nothing but `deleted` replaces a `deleted` row.
+   * Insert or replace by id, in one transaction. A `queued` (or `crawling`) row never replaces a row already in an
+   * end state (done, failed, rejected, deleted), nor does a known page handled again without a request
+   * (REJECTED_KNOWN: the fate it was fetched with says more), and nothing but `deleted` replaces a `deleted` row
+   * (ledger-rules.ts, `ledgerReplaces`). Rows of one batch are applied in order.
    */
   record(rows: LedgerRow[]): Promise<void>;
   get(id: string): Promise<LedgerRow | undefined>;

@@ -13,6 +13,7 @@ import {
   REPORT,
   RESOURCE,
   RESOURCE_IMAGE,
+  RESOURCE_TABLES,
   rowFromDb,
   rowToDb,
   type TableSpec,
@@ -322,13 +323,27 @@ export class SqliteRecordDatabase implements RecordDatabase {
         }),
       versions: (catalogId: string) =>
         this.run('versions', () => {
-          const sql = VERSIONED_TABLES.map((t) => `SELECT version FROM "${t}" WHERE catalog_id = ?`).join(' UNION ');
+          const sql = RESOURCE_TABLES.map((t) => `SELECT version FROM "${t}" WHERE catalog_id = ?`).join(' UNION ');
           return (
             this.stmt(`${sql} ORDER BY version`)
               .pluck()
-              .all(...VERSIONED_TABLES.map(() => catalogId)) as number[]
+              .all(...RESOURCE_TABLES.map(() => catalogId)) as number[]
           ).map(Number);
         }),
+      deleteResource: (id: string, dryRun = false) =>
+        this.run('delete resource', () =>
+          this.db.transaction(() => {
+            const verb = dryRun ? 'SELECT count(*) FROM' : 'DELETE FROM';
+            const n = (table: string, column: string): number => {
+              const s = this.stmt(`${verb} "${table}" WHERE ${column} = ?`);
+              return dryRun ? Number(s.pluck().get(id)) : s.run(id).changes;
+            };
+            return {
+              [RESOURCE_IMAGE.table]: n(RESOURCE_IMAGE.table, 'resource_id'),
+              [RESOURCE.table]: n(RESOURCE.table, 'id'),
+            };
+          })(),
+        ),
       deleteVersion: (catalogId: string, version: number) =>
         this.run('delete version', () =>
           this.db.transaction(() => {

@@ -418,6 +418,7 @@ export function describeRecordDatabaseContract(name: string, open: () => Promise
 
         const removed = await db.resources.deleteVersion(catalog.id, 2);
         expect(removed).toEqual({
+          crawler_url: 0,
           crawler_resource: 4,
           crawler_image: 1,
           crawler_resource_image: 4,
@@ -451,6 +452,7 @@ export function describeRecordDatabaseContract(name: string, open: () => Promise
         expect(await db.catalogs.get(catalog.id)).toEqual(catalog);
 
         expect(await db.resources.deleteVersion(catalog.id, 2)).toEqual({
+          crawler_url: 0,
           crawler_resource: 0,
           crawler_image: 0,
           crawler_resource_image: 0,

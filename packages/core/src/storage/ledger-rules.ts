@@ -1,0 +1,130 @@
+import { Outcome } from '../outcomes.js';
+import { LEDGER_STATES, type LedgerQuery, type LedgerRow, type LedgerState } from './record-store.js';
+
+/** The states a url ends in: a later `queued` (or `crawling`) row never replaces one of them. */
+export const END_STATES: readonly LedgerState[] = ['done', 'failed', 'rejected', 'deleted'];
+
+/**
+ * The state each outcome ends a url in. Decided one by one (a new outcome fails to compile until it is placed):
+ * - `done`: a response came and was handled — saved, or deliberately not saved (duplicate, unmodified, noindex,
+ *   a redirect whose target is a url of its own, not markup), or a known page whose stored links were followed;
+ * - `failed`: the fetch or the processing failed, or the run ended before the url was handled;
+ * - `rejected`: refused before any request — an acceptor, robots.txt, the depth, the scope, a trap budget.
+ */
+const STATE_OF_OUTCOME: Record<Outcome, Exclude<LedgerState, 'queued' | 'crawling' | 'deleted'>> = {
+  SAVED: 'done',
+  REJECTED_KNOWN: 'done',
+  REJECTED_DUPLICATE: 'done',
+  REJECTED_UNMODIFIED: 'done',
+  REJECTED_ROBOTS_META_NOINDEX: 'done',
+  REJECTED_REDIRECT: 'done',
+  REJECTED_REDIRECT_LOOP: 'done',
+  REJECTED_NOT_MARKUP: 'done',
+  REJECTED_NOTFOUND: 'failed',
+  REJECTED_BAD_STATUS: 'failed',
+  REJECTED_UNREACHABLE: 'failed',
+  REJECTED_TOO_LARGE: 'failed',
+  REJECTED_ERROR: 'failed',
+  REJECTED_TOO_MANY_REDIRECTS: 'failed',
+  REJECTED_ABANDONED: 'failed',
+  // Pictures only; a url never ends with it, but if one did its bytes were fetched and were not usable.
+  REJECTED_BAD_IMAGE: 'failed',
+  REJECTED_FILTER: 'rejected',
+  REJECTED_ROBOTS_TXT: 'rejected',
+  REJECTED_TOO_DEEP: 'rejected',
+  REJECTED_OUT_OF_SCOPE: 'rejected',
+  REJECTED_ASSET: 'rejected',
+  REJECTED_TRAP: 'rejected',
+};
+
+/**
+ * The ledger state of a url whose last outcome is `outcome`. An outcome no built-in stage gives (a registered
+ * acceptor's own name) is a refusal: `rejected`.
+ */
+export function ledgerState(outcome: string): LedgerState {
+  return (STATE_OF_OUTCOME as Record<string, LedgerState>)[outcome] ?? 'rejected';
+}
+
+const ON_THE_WAY = new Set<LedgerState>(['queued', 'crawling']);
+const ENDED = new Set<LedgerState>(END_STATES);
+
+/**
+ * Whether `next` replaces the row held for the same id:
+ * - nothing but `deleted` replaces a `deleted` row (a deleted url stays deleted in its version);
+ * - a `queued` or `crawling` row never replaces an end state (the url was put on the frontier again by a later run);
+ * - a known page handled again without a request (REJECTED_KNOWN) never replaces an end state: the fate it had
+ *   when it was fetched says more.
+ */
+export function ledgerReplaces(held: Pick<LedgerRow, 'state'>, next: Pick<LedgerRow, 'state' | 'outcome'>): boolean {
+  if (held.state === 'deleted') return next.state === 'deleted';
+  if (!ENDED.has(held.state)) return true;
+  return !ON_THE_WAY.has(next.state) && next.outcome !== Outcome.REJECTED_KNOWN;
+}
+
+/** One row per id, as recording the rows one after the other under {@link ledgerReplaces} would leave them. */
+export function collapseLedgerRows(rows: readonly LedgerRow[]): LedgerRow[] {
+  if (rows.length < 2) return [...rows];
+  const byId = new Map<string, LedgerRow>();
+  for (const row of rows) {
+    const held = byId.get(row.id);
+    if (!held || ledgerReplaces(held, row)) byId.set(row.id, row);
+  }
+  return [...byId.values()];
+}
+
+const list = (states: Iterable<LedgerState>) => [...states].map((s) => `'${s}'`).join(', ');
+
+/**
+ * {@link ledgerReplaces} as the condition of `ON CONFLICT (id) DO UPDATE … WHERE`, the same text for SQLite and
+ * PostgreSQL (`t` is the table as the statement names it; `excluded` is the row offered).
+ */
+export function ledgerReplaceCondition(t = '"crawler_url"'): string {
+  const ended = list(END_STATES);
+  return (
+    `NOT ((${t}."state" = 'deleted' AND excluded."state" <> 'deleted') ` +
+    `OR (${t}."state" IN (${ended}) AND (excluded."state" IN (${list(ON_THE_WAY)}) ` +
+    `OR excluded."outcome" = '${Outcome.REJECTED_KNOWN}')))`
+  );
+}
+
+/** @default 100 */
+export const DEFAULT_LEDGER_LIMIT = 100;
+export const MAX_LEDGER_LIMIT = 1000;
+
+/**
+ * The WHERE clause and its values of a list query; `p(i)` writes the i-th placeholder (1-based), `contains(x)` the
+ * test that the url holds the text `x` (case-sensitive, no wildcards: `instr`, `strpos`).
+ */
+export function ledgerFilter(
+  q: LedgerQuery,
+  p: (i: number) => string,
+  contains: (placeholder: string) => string,
+): { where: string; params: unknown[] } {
+  const params: unknown[] = [q.catalogId, q.version];
+  const parts = [`catalog_id = ${p(1)}`, `version = ${p(2)}`];
+  if (q.state) {
+    params.push(q.state);
+    parts.push(`state = ${p(params.length)}`);
+  }
+  if (q.outcome) {
+    params.push(q.outcome);
+    parts.push(`outcome = ${p(params.length)}`);
+  }
+  if (q.text) {
+    params.push(q.text);
+    parts.push(contains(p(params.length)));
+  }
+  return { where: parts.join(' AND '), params };
+}
+
+/** limit in 1..1000 (default 100), offset ≥ 0. */
+export function ledgerPage(q: LedgerQuery): { limit: number; offset: number } {
+  const limit = Math.min(MAX_LEDGER_LIMIT, Math.max(1, Math.trunc(q.limit ?? DEFAULT_LEDGER_LIMIT)));
+  const offset = Math.max(0, Math.trunc(q.offset ?? 0));
+  return { limit, offset };
+}
+
+/** Every state, 0 where the version has none. */
+export function zeroCounts(): Record<LedgerState, number> {
+  return Object.fromEntries(LEDGER_STATES.map((s) => [s, 0])) as Record<LedgerState, number>;
+}
