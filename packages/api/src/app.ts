@@ -1,71 +1,98 @@
-import { type Greenfinger, reportOf } from '@greenfinger/core';
+import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { Greenfinger } from '@greenfinger/core';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { API_VERSION } from './api-version.js';
+import { installAccess } from './auth/access.js';
+import { Auth } from './auth/auth.js';
+import type { LoginLimiter } from './auth/login-limiter.js';
+import { TokenSigner, ttlSeconds } from './auth/token.js';
+import { loadTokenKey } from './auth/token-key.js';
+import type { ApiContext } from './context.js';
+import { installErrorEnvelope } from './envelope.js';
+import { authRoutes } from './routes/auth-routes.js';
+import { catalogRoutes } from './routes/catalog-routes.js';
+import { crawlRoutes } from './routes/crawl-routes.js';
+import { jobRoutes } from './routes/job-routes.js';
+import { resourceRoutes } from './routes/resource-routes.js';
+import { searchRoutes } from './routes/search-routes.js';
+import { systemRoutes } from './routes/system-routes.js';
+import { endAllStreams } from './sse.js';
 
-export const API_VERSION = '0.1.0';
+export { API_VERSION } from './api-version.js';
 
-/** The envelope every answer uses. */
-function ok<T>(data: T) {
-  return { success: true, message: 'ok', data };
+export interface ApiOptions {
+  /** Replace the login limiter (tests). */
+  limiter?: LoginLimiter;
+  /** The clock tokens and the limiter read (tests). @default Date.now */
+  now?: () => number;
+  /** Serve the page at `/`. @default the GF_API_WEB setting */
+  web?: boolean;
 }
 
 /**
- * The REST front end: a thin layer over the same core services the CLI drives. Search answers from the
- * index and the vectors only; catalog listings read the database.
+ * The REST front end over one long-lived Greenfinger: the same core services the CLI drives. Every route declares its
+ * JSON schema (a 400 names the field; unknown fields are refused, never dropped) and its access (open, read, write).
  */
-export function buildApp(gf: Greenfinger): FastifyInstance {
-  const app = Fastify({ loggerInstance: gf.log as FastifyBaseLogger });
-  // Status by core's error table: a CrawlerError by its code, a framework error (validation) by its statusCode.
-  app.setErrorHandler((err, _req, reply) => {
-    const report = reportOf(err);
-    void reply.status(report.http).send({ success: false, message: report.line, data: null });
+export async function buildApp(gf: Greenfinger, options: ApiOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: gf.log as FastifyBaseLogger,
+    bodyLimit: 1024 * 1024,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   });
-  app.setNotFoundHandler((req, reply) => {
-    void reply.status(404).send({ success: false, message: `no endpoint ${req.method} ${req.url}`, data: null });
-  });
-
-  app.get('/v2/version', async () => ok({ version: API_VERSION }));
-
-  app.get<{ Querystring: { q?: string; mode?: string; catalog?: string; size?: string; cursor?: string } }>(
-    '/v2/search',
-    {
-      schema: {
-        querystring: {
-          type: 'object',
-          required: ['q'],
-          properties: {
-            q: { type: 'string', minLength: 1 },
-            mode: { type: 'string', enum: ['words', 'meaning'] },
-            catalog: { type: 'string' },
-            size: { type: 'string', pattern: '^[0-9]+$' },
-            cursor: { type: 'string' },
-          },
-        },
-      },
-    },
-    async (req) => {
-      const { q, mode, catalog, size, cursor } = req.query;
-      const r = await gf.search.search({
-        q: q as string,
-        mode: mode === 'meaning' ? 'meaning' : 'words',
-        catalogs: catalog ? catalog.split(',') : undefined,
-        size: size ? Number(size) : 10,
-        cursor,
-      });
-      return ok(r);
-    },
+  const now = options.now ?? Date.now;
+  const signer = new TokenSigner(
+    loadTokenKey(gf.layout.system, gf.settings.tokenSecret),
+    ttlSeconds(gf.settings.tokenTtl),
   );
+  const auth = new Auth(gf, signer, { now, ...(options.limiter ? { limiter: options.limiter } : {}) });
+  const ctx: ApiContext = { gf, auth, startedAt: Date.now() };
 
-  app.get('/v2/catalog', async () => {
-    const catalogs = await gf.catalogs();
-    return ok(await catalogs.list());
+  installErrorEnvelope(app);
+  await app.register(helmet, {
+    global: true,
+    contentSecurityPolicy: { directives: { defaultSrc: ["'self'"], imgSrc: ["'self'", 'data:', 'blob:'] } },
   });
-
-  app.get<{ Params: { ref: string } }>('/v2/catalog/:ref', async (req) => {
-    const catalogs = await gf.catalogs();
-    const ref = req.params.ref;
-    const byId = /^[0-9a-f-]{36}$/.test(ref);
-    return ok(await catalogs.get(byId ? { id: ref } : { name: ref }));
+  const origins = gf.settings.corsOrigins
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (origins.length > 0) await app.register(cors, { origin: origins, credentials: false, maxAge: 600 });
+  await app.register(swagger, {
+    openapi: {
+      info: {
+        title: 'Greenfinger REST API',
+        version: API_VERSION,
+        description: 'See docs/api.md. Sign in with POST /v2/login, then send Authorization: Bearer <token>.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
   });
+  await app.register(swaggerUi, { routePrefix: '/v2/docs', staticCSP: true, uiConfig: { docExpansion: 'list' } });
+  installAccess(app, auth);
+  app.addHook('onClose', async () => endAllStreams());
 
+  app.get(
+    '/v2/openapi.json',
+    { config: { access: 'open' }, schema: { summary: 'This description (OpenAPI 3)', tags: ['system'] } },
+    async () => app.swagger(),
+  );
+  authRoutes(app, ctx);
+  systemRoutes(app, ctx);
+  catalogRoutes(app, ctx);
+  crawlRoutes(app, ctx);
+  searchRoutes(app, ctx);
+  resourceRoutes(app, ctx);
+  jobRoutes(app, ctx);
+  if (options.web ?? gf.settings.apiWeb) {
+    app.get('/', { config: { access: 'open' }, schema: { hide: true } }, async (_req, reply) =>
+      reply.redirect('/v2/docs'),
+    );
+  }
   return app;
 }

@@ -1,1 +1,5 @@
-export { API_VERSION, buildApp } from './app.js';
+export * from './app.js';
+export * from './auth/auth.js';
+export * from './auth/login-limiter.js';
+export * from './auth/token.js';
+export * from './server.js';

@@ -1,0 +1,149 @@
+import { CATALOG_CATS, type Catalog, type CatalogSettings, defaultCatalogSettings } from '@greenfinger/core';
+import type { FastifyInstance } from 'fastify';
+import { type ApiContext, catalogRef } from '../context.js';
+import { ok } from '../envelope.js';
+import { catalogBody, refParams } from '../schemas.js';
+
+interface CatalogBody {
+  name?: string;
+  url?: string;
+  startUrl?: string;
+  settings?: Partial<CatalogSettings>;
+}
+
+/** Catalog definitions: list, categories, running, one (as stored, with defaults), its counters, create or update, delete. */
+export function catalogRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  const { gf } = ctx;
+  const tags = ['catalogs'];
+
+  app.get('/v2/catalog', { schema: { summary: 'Every catalog', tags } }, async () =>
+    ok(await (await gf.catalogs()).list()),
+  );
+
+  app.get(
+    '/v2/catalog/cats',
+    { schema: { summary: 'The categories, with how many catalogs each holds', tags } },
+    async () => {
+      const all = await (await gf.catalogs()).list();
+      return ok(
+        CATALOG_CATS.map((cat) => ({ cat, catalogs: all.filter((c) => (c.settings.cat ?? 'other') === cat).length })),
+      );
+    },
+  );
+
+  app.get('/v2/catalog/running', { schema: { summary: 'Catalogs crawling now, with their jobs', tags } }, async () => {
+    const runs = await gf.crawler.status();
+    return ok(runs.map((r) => ({ ...r, job: gf.jobs.running(r.catalogId)?.jobId ?? null })));
+  });
+
+  app.get<{ Params: { ref: string } }>(
+    '/v2/catalog/:ref',
+    { schema: { summary: 'One catalog, by id or name, as `catalog show --json` prints it', tags, params: refParams } },
+    async (req) => ok(await (await gf.catalogs()).get(catalogRef(req.params.ref))),
+  );
+
+  app.get<{ Params: { ref: string } }>(
+    '/v2/catalog/:ref/details',
+    { schema: { summary: 'One catalog with every setting, defaults applied', tags, params: refParams } },
+    async (req) => ok(withDefaults(await (await gf.catalogs()).get(catalogRef(req.params.ref)))),
+  );
+
+  app.get<{ Params: { ref: string } }>(
+    '/v2/catalog/:ref/summary',
+    { schema: { summary: 'Live counters of its running job, else those of its last run', tags, params: refParams } },
+    async (req) => {
+      const c = await (await gf.catalogs()).get(catalogRef(req.params.ref));
+      const job = gf.jobs.running(c.id);
+      if (job)
+        return ok({
+          catalogId: c.id,
+          catalog: c.name,
+          live: true,
+          version: job.version,
+          action: job.action,
+          counters: job.counters,
+          queued: job.queued,
+          pagesPerSecond: job.pagesPerSecond,
+        });
+      const last = await (await gf.database()).resources.getReport(c.id, c.indexVersion);
+      return ok({
+        catalogId: c.id,
+        catalog: c.name,
+        live: false,
+        version: last?.version ?? null,
+        action: last?.action ?? null,
+        counters: last?.report.urls ?? null,
+        produced: last?.report.produced ?? null,
+        ending: last?.report.ending ?? null,
+      });
+    },
+  );
+
+  app.post<{ Body: CatalogBody }>(
+    '/v2/catalog',
+    {
+      schema: {
+        summary:
+          'Create a catalog, or update the one with this name (else url): partial settings merge with what is stored',
+        tags,
+        body: catalogBody,
+      },
+    },
+    async (req, reply) => {
+      const catalogs = await gf.catalogs();
+      const { name, url, startUrl, settings } = req.body;
+      const existing = name ? await catalogs.find({ name }) : url ? await catalogs.find({ url }) : undefined;
+      if (existing) return ok(await catalogs.update(existing.id, { url, startUrl, name, settings }), 'updated');
+      if (!url) {
+        void reply.status(400);
+        return {
+          success: false,
+          message: `body: "url" is required to create a catalog${name ? ` (no catalog is named "${name}")` : ''}`,
+          data: null,
+        };
+      }
+      void reply.status(201);
+      return ok(await catalogs.create({ url, startUrl, name, settings }), 'created');
+    },
+  );
+
+  app.put<{ Params: { ref: string }; Body: CatalogBody }>(
+    '/v2/catalog/:ref',
+    {
+      schema: {
+        summary: 'Update one catalog: partial settings merge with what is stored',
+        tags,
+        params: refParams,
+        body: catalogBody,
+      },
+    },
+    async (req) => {
+      const catalogs = await gf.catalogs();
+      const c = await catalogs.get(catalogRef(req.params.ref));
+      const { name, url, startUrl, settings } = req.body;
+      return ok(await catalogs.update(c.id, { url, startUrl, name, settings }), 'updated');
+    },
+  );
+
+  app.delete<{ Params: { ref: string }; Querystring: { purge?: boolean } }>(
+    '/v2/catalog/:ref',
+    {
+      schema: {
+        summary: 'Delete a catalog definition (stops its crawl); refused while it holds versions unless purge=true',
+        tags,
+        params: refParams,
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { purge: { type: 'boolean', default: false } },
+        },
+      },
+    },
+    async (req) =>
+      ok(await gf.deleteCatalog(catalogRef(req.params.ref), { purge: req.query.purge === true }), 'deleted'),
+  );
+}
+
+function withDefaults(c: Catalog): Catalog {
+  return { ...c, settings: { ...defaultCatalogSettings, ...c.settings } };
+}

@@ -1,0 +1,73 @@
+import type { SearchMode } from '@greenfinger/core';
+import type { FastifyInstance } from 'fastify';
+import type { ApiContext } from '../context.js';
+import { ok } from '../envelope.js';
+
+interface SearchQuery {
+  q?: string;
+  mode?: SearchMode;
+  catalog?: string;
+  size: number;
+  cursor?: string;
+  offset?: number;
+}
+
+const querystring = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    q: { type: 'string', maxLength: 1000, description: 'blank lists what was kept' },
+    mode: { type: 'string', enum: ['words', 'meaning'], default: 'words' },
+    catalog: {
+      type: 'string',
+      maxLength: 4000,
+      description: 'catalog ids or names, comma-separated; all published when absent',
+    },
+    size: { type: 'integer', minimum: 1, maximum: 1000, default: 10 },
+    cursor: { type: 'string', maxLength: 2000, description: 'the nextCursor of the previous page' },
+    offset: { type: 'integer', minimum: 0, maximum: 1000, description: 'meaning: results to skip (instead of cursor)' },
+  },
+} as const;
+
+/** Search in every mode the search service offers, in one envelope, with cursor or offset paging. */
+export function searchRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  const { gf } = ctx;
+  const run = async (query: SearchQuery, mode: SearchMode) => {
+    const r = await gf.search.search({
+      q: query.q ?? '',
+      mode,
+      catalogs: query.catalog
+        ? query.catalog
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : undefined,
+      size: query.size,
+      cursor: query.cursor ?? (query.offset !== undefined ? String(query.offset) : undefined),
+    });
+    return ok({
+      mode: r.mode,
+      results: r.results,
+      total: r.total,
+      pageSize: query.size,
+      nextCursor: r.nextCursor,
+      elapsedMillis: r.elapsedMs,
+    });
+  };
+  app.get<{ Querystring: SearchQuery }>(
+    '/v2/search',
+    {
+      schema: {
+        summary: 'Search by words (default) or meaning; a blank q lists what was kept',
+        tags: ['search'],
+        querystring,
+      },
+    },
+    async (req) => run(req.query, req.query.mode ?? 'words'),
+  );
+  app.get<{ Querystring: SearchQuery }>(
+    '/v2/search/semantic',
+    { schema: { summary: 'Search by meaning (the same as mode=meaning)', tags: ['search'], querystring } },
+    async (req) => run(req.query, 'meaning'),
+  );
+}

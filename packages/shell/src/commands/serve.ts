@@ -1,0 +1,84 @@
+import { startServer } from '@greenfinger/api';
+import { createLogger, Greenfinger, unknownEnv } from '@greenfinger/core';
+import type { Command } from 'commander';
+import { EXIT, type Io, reportError } from '../io.js';
+import { intArg } from '../program.js';
+
+interface ServeOptions {
+  host?: string;
+  port?: number;
+  data?: string;
+}
+
+/** `greenfinger serve`: the REST API (and, later, the page) over one long-lived Greenfinger, until SIGTERM or Ctrl-C. */
+export function serveCommand(program: Command, io: Io, setCode: (code: number) => void): void {
+  program
+    .command('serve')
+    .description('Serve the REST API with sign-in over this data store; crawls run in its background, one per catalog.')
+    .option('--host <address>', 'address to listen on (default 127.0.0.1 or GF_SERVER_HOST)')
+    .option('--port <n>', 'port to listen on, 0 = any free one (default 50080 or GF_SERVER_PORT)', intArg('--port', 0))
+    .option('--data <dir>', 'data root (default ./data or GF_DATA_STORE)')
+    .addHelpText(
+      'after',
+      '\nLogs are pino JSON on stdout; the address and how to sign in go to stderr. SIGTERM or Ctrl-C closes it\n' +
+        'gracefully: requests in flight finish, running crawls stop so they can resume, nothing is published half-way.\n' +
+        'There is no default user: add one first.\n\n' +
+        'Examples:\n' +
+        '  printf "%s\\n" "$PASSWORD" | greenfinger user add admin --role admin --password-stdin\n' +
+        '  greenfinger serve --port 50080\n' +
+        '  curl -s -XPOST localhost:50080/v2/login -H "content-type: application/json" -d \'{"username":"admin","password":"…"}\'',
+    )
+    .action(async (opts: ServeOptions) => {
+      setCode(await runServe(opts, io));
+    });
+}
+
+async function runServe(opts: ServeOptions, io: Io): Promise<number> {
+  let gf: Greenfinger | undefined;
+  try {
+    const log = createLogger({ destination: 1 });
+    const unknown = unknownEnv();
+    if (unknown.length > 0) log.warn({ variables: unknown }, `unknown GF_* variables ignored: ${unknown.join(', ')}`);
+    gf = await Greenfinger.open({ settings: { dataStore: opts.data }, log });
+    gf.factory.probeDataRoot();
+    const server = await startServer(gf, { host: opts.host, port: opts.port });
+    io.err(
+      `greenfinger: serving ${server.url}/v2 (description: ${server.url}/v2/openapi.json, docs: ${server.url}/v2/docs)\n`,
+    );
+    for (const note of server.notes) io.err(`greenfinger: ${note}\n`);
+    return await untilSignal(server.close, gf.settings.stopDeadlineMs, io);
+  } catch (err) {
+    await gf?.close().catch(() => undefined);
+    return reportError(io, err);
+  }
+}
+
+/** Wait for SIGTERM or SIGINT, then close gracefully; a second signal, or the deadline passing, exits at once. */
+function untilSignal(close: () => Promise<void>, deadlineMs: number, io: Io): Promise<number> {
+  return new Promise((resolve) => {
+    let signalled = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (signalled) {
+        io.err(`greenfinger: ${signal} again: exiting now; what was committed is kept, resume continues the crawls\n`);
+        process.exit(EXIT.interrupted);
+      }
+      signalled = true;
+      io.err(`greenfinger: ${signal}: closing (requests in flight finish, crawls stop so they can resume)\n`);
+      const timer = setTimeout(() => {
+        io.err(`greenfinger: still closing after ${deadlineMs} ms: exiting; resume continues the crawls\n`);
+        process.exit(EXIT.interrupted);
+      }, deadlineMs + 30_000);
+      timer.unref();
+      close().then(
+        () => {
+          process.off('SIGTERM', onSignal);
+          process.off('SIGINT', onSignal);
+          resolve(EXIT.ok);
+        },
+        (err: unknown) => resolve(reportError(io, err)),
+      );
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}
