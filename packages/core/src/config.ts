@@ -288,6 +288,11 @@ const componentName = z
 export const catalogSettingsSchema = z.strictObject({
   /** Link depth from the start url; -1 = unlimited. @default -1 */
   depth: z.number().int().min(-1).default(-1),
+  /**
+   * More start references besides the start url, seeded with it at depth 0 when a run begins on an empty frontier;
+   * each must sit under the catalog's url (JobService.addSeeds checks and normalises them). @default []
+   */
+  seedUrls: z.array(z.string().min(1)).default(() => []),
   /** Saved pages after which the crawl ends normally (and publishes). @default 10000 */
   maxPages: z.number().int().min(1).default(10000),
   /** Minutes after which the crawl ends normally (and publishes). @default 30 */

@@ -20,8 +20,19 @@ export interface UrlPathAcceptor {
   check(candidate: Candidate): Verdict | Promise<Verdict>;
 }
 
+/**
+ * Limits of one run that may change while it runs (JobService.setDepthLimit): acceptors read them at each check
+ * instead of copying them from the catalog once.
+ */
+export interface RunLimits {
+  /** Link depth from the start url; -1 = unlimited (the catalog's `depth` when the run began). */
+  depth: number;
+}
+
 export interface AcceptorContext {
   catalog: Catalog;
+  /** The run's live limits; without them the catalog's settings hold for the whole run. */
+  limits?: RunLimits;
   /** Fetches robots.txt (through the same HTTP client as pages). */
   robots?: RobotsProvider;
   /** Overrides for the asset check; see AssetCheckOptions in asset-check.ts. */

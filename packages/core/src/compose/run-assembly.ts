@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { RobotsProvider } from '../acceptors/acceptor.js';
+import type { RobotsProvider, RunLimits } from '../acceptors/acceptor.js';
 import { createAcceptorChain } from '../acceptors/acceptor-chain.js';
 import { HttpRobotsProvider } from '../acceptors/robots.js';
 import { discoverSitemapUrls } from '../acceptors/sitemap.js';
@@ -12,6 +12,7 @@ import { InflightStore } from '../engine/inflight-store.js';
 import { decodeBody } from '../fetch/charset.js';
 import type { Extractor } from '../fetch/extractor.js';
 import { HostPoliteness } from '../fetch/politeness.js';
+import { timedExtractor } from '../fetch/timed-extractor.js';
 import { withRetry } from '../fetch/with-retry.js';
 import type { CrawlFrontier } from '../frontier/frontier.js';
 import { LevelFrontier } from '../frontier/level-frontier.js';
@@ -22,6 +23,7 @@ import { FileOutputChannel } from '../outputs/file-output-channel.js';
 import { IndexOutputChannel } from '../outputs/index-output-channel.js';
 import type { OutputChannel } from '../outputs/output-channel.js';
 import { VectorOutputChannel } from '../outputs/vector-output-channel.js';
+import { fetchTimings } from '../services/fetch-timings.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { normalizeUrl } from '../url/normalize.js';
 import { chunkText } from '../vector/chunking.js';
@@ -49,8 +51,11 @@ export function assembleFetchers(f: ComponentFactory, ctx: RunContext, site?: Si
   const createDefault = () => fetcherRegistry.get(s.fetcher)({ ...ctx, connectionsPerOrigin, createDefault });
   const own = f.components.fetcher?.({ ...ctx, connectionsPerOrigin, createDefault }) ?? createDefault();
   const base = site ? site.extractor(own) : own;
+  // Every page request (each retry too) is timed into the node's fetch-latency histogram (MetricsService).
+  const timings = fetchTimings(f);
+  const page = timedExtractor(noRedirects(base), (seconds) => timings.observe(ctx.catalog.name, seconds));
   return {
-    page: withRetry(noRedirects(base), { retries: s.maxRetries, retryStatuses: [429, 500, 502, 503, 504] }),
+    page: withRetry(page, { retries: s.maxRetries, retryStatuses: [429, 500, 502, 503, 504] }),
     image: withRetry(base, { retries: s.maxRetries }),
     text: async (url) => {
       const r = await base.fetch(url);
@@ -127,6 +132,8 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
   ]);
   const site = new SiteWatch();
   const storage = new StorageWatch();
+  // One object the acceptors read at each check, so a running job's depth limit can change (JobService).
+  const limits: RunLimits = { depth: s.depth };
   const fetchers = assembleFetchers(f, ctx, site);
   const robotsFetch = async (url: string) => {
     try {
@@ -163,8 +170,13 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
     urlFilter,
     contentDedup,
     acceptors:
-      f.components.acceptors?.({ ...ctx, robots }) ??
-      createAcceptorChain({ catalog, robots }, s.acceptors.length > 0 ? s.acceptors : undefined, { logger: f.log }),
+      f.components.acceptors?.({ ...ctx, robots, limits }) ??
+      createAcceptorChain({ catalog, robots, limits }, s.acceptors.length > 0 ? s.acceptors : undefined, {
+        logger: f.log,
+      }),
+    limits,
+    // The start url, then the catalog's other start references (JobService.addSeeds stores them there).
+    seeds: [catalog.startUrl, ...s.seedUrls],
     pageFetcher: fetchers.page,
     imageFetcher: fetchers.image,
     politeness: assemblePoliteness(f, ctx, robots),

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { errorMessage } from '../errors.js';
+import type { ChannelStats } from '../outputs/composite-output-channel.js';
 import { Committer } from './committer.js';
 import { type CounterSnapshot, Counters } from './counters.js';
 import type { CrawlEngineDeps } from './engine-deps.js';
@@ -18,6 +19,14 @@ export type EndReason =
   | 'interrupted'
   | 'consecutive-failures'
   | 'error';
+
+/** What became of start references offered to a running crawl (`CrawlEngine.addSeeds`). */
+export interface SeedOffer {
+  /** Queued at depth 0, ahead of the links found so far. */
+  accepted: string[];
+  /** Refused by the acceptors (scope, robots.txt, …), or already queued or handled in this run. */
+  refused: Array<{ url: string; reason: string }>;
+}
 
 /** Normal ends publish; an external stop, a run of failures or an error does not. */
 export const PUBLISHING_ENDS: ReadonlySet<EndReason> = new Set(['frontier-drained', 'max-pages', 'duration']);
@@ -64,6 +73,13 @@ export class CrawlEngine {
   #wake: Array<() => void> = [];
   #fatal: unknown;
   #recovered = 0;
+  /** Workers polling the frontier: while any is, seeds offered are crawled by this run. */
+  #live = 0;
+  #markWorking!: () => void;
+  /** Settles once the workers start, or the run ended before they did. */
+  readonly #workingOrEnded = new Promise<void>((resolve) => {
+    this.#markWorking = resolve;
+  });
 
   constructor(deps: CrawlEngineDeps) {
     this.#d = deps;
@@ -115,6 +131,50 @@ export class CrawlEngine {
     return this.#active;
   }
 
+  /** Per output channel: pages made durable and failures so far. */
+  outputStats(): Record<string, ChannelStats> {
+    return this.#d.outputs.stats();
+  }
+
+  /**
+   * Change the link depth limit of this run at once (-1 = unlimited): links offered from now on are judged by it.
+   * Urls already queued stay queued, and links refused as too deep earlier in this run are not offered again.
+   * @returns false when the run has no live limits (its acceptors were given as a component that ignores them)
+   */
+  setDepthLimit(depth: number): boolean {
+    if (!this.#d.limits) return false;
+    this.#d.limits.depth = depth;
+    this.#log.info({ depth }, 'depth limit changed');
+    return true;
+  }
+
+  /**
+   * Offer more start references to the running crawl: through the queue pipeline at depth 0 like the start url
+   * (normalised, acceptors, queued first), committed before this resolves. Waits until the run has seeded.
+   * @returns undefined when the run no longer takes urls (stopping, or its workers are done): keep them for the next
+   */
+  async addSeeds(urls: string[]): Promise<SeedOffer | undefined> {
+    await this.#workingOrEnded;
+    if (this.#live === 0 || this.#stopReason) return undefined;
+    const offer = await this.#queue.offer(urls, 0, undefined, -1);
+    // The workers may have drained the frontier and ended while the acceptors ran.
+    if (this.#live === 0 || this.#stopReason) return undefined;
+    this.#committer.add({ offer });
+    await this.#committer.commit();
+    const accepted = offer.accepted.map((e) => e.url);
+    const refused = offer.refused.map((r) => ({ url: r.url, reason: `${r.outcome}: ${r.reason}` }));
+    const answered = new Set([...accepted, ...refused.map((r) => r.url)]);
+    for (const raw of urls) {
+      const url = this.#queue.canonical(raw, undefined);
+      if (url === undefined) refused.push({ url: raw, reason: 'not a crawlable url' });
+      else if (!answered.has(url)) {
+        answered.add(url);
+        refused.push({ url, reason: 'already queued or handled in this run' });
+      }
+    }
+    return { accepted, refused };
+  }
+
   /** External stop: in-flight pages finish, the frontier is kept, nothing is published. */
   stop(reason: EndReason = 'interrupted'): void {
     if (!this.#stopReason) {
@@ -125,6 +185,14 @@ export class CrawlEngine {
   }
 
   async run(): Promise<CrawlResult> {
+    try {
+      return await this.#run();
+    } finally {
+      this.#markWorking();
+    }
+  }
+
+  async #run(): Promise<CrawlResult> {
     const startedAt = new Date();
     const d = this.#d;
     const s = d.catalog.settings;
@@ -139,7 +207,9 @@ export class CrawlEngine {
 
     const durationTimer = setTimeout(() => this.stop('duration'), s.durationMinutes * 60_000);
     durationTimer.unref();
-    await Promise.all(Array.from({ length: s.threads }, (_, i) => this.#worker(i)));
+    const workers = Array.from({ length: s.threads }, (_, i) => this.#worker(i));
+    this.#markWorking();
+    await Promise.all(workers);
     clearTimeout(durationTimer);
     await this.#committer.commit();
     await d.outputs.flush();
@@ -212,6 +282,7 @@ export class CrawlEngine {
     const d = this.#d;
     const committer = this.#committer;
     const deadline = Date.now() + d.catalog.settings.durationMinutes * 60_000 + 60_000;
+    this.#live++;
     while (!this.#stopReason && Date.now() < deadline) {
       if (this.#reserved >= d.catalog.settings.maxPages) {
         this.stop('max-pages');
@@ -246,5 +317,7 @@ export class CrawlEngine {
       if (this.counters.consecutiveFailures >= d.catalog.settings.maxConsecutiveFailures)
         this.stop('consecutive-failures');
     }
+    // Synchronously with the last check: a seed offered after this goes to the next run (see addSeeds).
+    this.#live--;
   }
 }

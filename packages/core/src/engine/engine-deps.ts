@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Candidate, RobotsProvider, Verdict } from '../acceptors/acceptor.js';
+import type { Candidate, RobotsProvider, RunLimits, Verdict } from '../acceptors/acceptor.js';
 import type { Settings } from '../config.js';
 import type { ExtractedContent } from '../content/content-extractor.js';
 import type { ContentDedupFilter, ExistingUrlPathFilter } from '../dedup/url-filter.js';
@@ -53,6 +53,8 @@ export interface CrawlEngineDeps {
   log: Logger;
   /** Start urls to seed; by default the catalog's start url. Skipped when the frontier holds entries. */
   seeds?: string[] | undefined;
+  /** The limits the acceptors read as the run goes (the same object): `CrawlEngine.setDepthLimit` changes them. */
+  limits?: RunLimits | undefined;
   /** @default 'follow-stored' */
   known?: KnownUrlPolicy | undefined;
   /** Continue the interrupted run: keep "queued during this run" and its counters. */
