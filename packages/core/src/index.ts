@@ -27,7 +27,6 @@ export * from './registry.js';
 export * from './services/index.js';
 export type * from './storage/blob-store.js';
 export * from './storage/index.js';
-export type * from './storage/record-store.js';
 export * from './url/index.js';
 export * from './vector/index.js';
 export type * from './vector/vector-store.js';

@@ -10,7 +10,14 @@ export type { Logger };
 export function createLogger(options: { level?: string; destination?: number | string } = {}): Logger {
   const level = options.level ?? envLogLevel() ?? 'info';
   const dest = pino.destination({ dest: options.destination ?? 2, sync: false });
-  return pino({ level, base: { pid: process.pid }, redact: ['password', '*.password', 'databaseUrl'] }, dest);
+  return pino(
+    {
+      level,
+      base: { pid: process.pid },
+      redact: ['password', '*.password', 'databaseUrl', 'tokenSecret', '*.tokenSecret', 'req.headers.authorization'],
+    },
+    dest,
+  );
 }
 
 /** A logger that drops everything (tests, library use without logs). */

@@ -12,7 +12,8 @@ import type { RecordDatabase } from '../storage/record-store.js';
 import type { VectorStore, VectorStoreFamily } from '../vector/vector-store.js';
 import type { SharedThread } from '../worker-entry.js';
 import type { AdminWriter } from './admin-writer.js';
-import { CatalogService } from './catalog-service.js';
+import { type CatalogDeletion, deleteCatalog } from './catalog-deletion.js';
+import { type CatalogRef, CatalogService } from './catalog-service.js';
 import { CrawlService } from './crawl-service.js';
 import { JobService } from './job-service.js';
 import { LedgerService } from './ledger-service.js';
@@ -67,7 +68,7 @@ export class Greenfinger {
     this.search = new SearchService(this.factory);
     this.versions = new VersionService(this.factory, catalogs);
     this.replay = new ReplayService(this.factory, catalogs);
-    this.ledger = new LedgerService(this.factory, catalogs);
+    this.ledger = new LedgerService(this.factory, catalogs, () => this.crawler.running());
     this.users = new UserService(this.factory);
     this.jobs = new JobService({ factory: this.factory, catalogs, crawler: this.crawler, replay: this.replay });
     this.metrics = new MetricsService(this.factory, this.jobs);
@@ -108,6 +109,17 @@ export class Greenfinger {
   catalogs(): Promise<CatalogService> {
     this.#catalogs ??= this.database().then((db) => new CatalogService(db.catalogs, this.factory.writer));
     return this.#catalogs;
+  }
+
+  /**
+   * Delete a catalog definition; refused while it holds versions unless `purge` (every version and its data go first).
+   * A running job of the catalog is stopped first (in-flight pages finish, nothing is published).
+   */
+  async deleteCatalog(ref: CatalogRef, options: { purge?: boolean } = {}): Promise<CatalogDeletion> {
+    const catalogs = await this.catalogs();
+    const catalog = await catalogs.get(ref);
+    if (this.jobs.running(catalog.id)) await this.jobs.stop({ id: catalog.id });
+    return deleteCatalog({ catalogs, versions: this.versions, published: this.published }, { id: catalog.id }, options);
   }
 
   index(): SearchIndex {

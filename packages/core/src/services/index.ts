@@ -16,3 +16,4 @@ export * from './job-service.js';
 export * from './ledger-service.js';
 export * from './metrics-service.js';
 export * from './user-service.js';
+export * from './catalog-deletion.js';

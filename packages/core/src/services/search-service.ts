@@ -69,6 +69,55 @@ export class SearchService {
     return chosen.filter((c) => c.searchVersion >= 0).map((c) => ({ ...c, version: c.searchVersion }));
   }
 
+  /**
+   * A blank query lists what was kept: the pages of the published versions, catalog by catalog in id order, `size` at
+   * a time (the only answer read from the database, since there is nothing to rank).
+   */
+  async #kept(
+    published: Array<PublishedCatalog & { version: number }>,
+    size: number,
+    cursor: string | undefined,
+    started: number,
+    mode: SearchMode,
+  ): Promise<SearchResponse> {
+    const offset = keptOffset(cursor);
+    const resources = (await this.#gf.database()).resources;
+    const results: SearchHit[] = [];
+    let total = 0;
+    for (const c of published) {
+      const counted = (await resources.count(c.catalogId, c.version)).resources;
+      if (results.length < size && offset < total + counted) {
+        let seen = total;
+        for await (const rows of resources.iterateResources(c.catalogId, c.version)) {
+          for (const r of rows) {
+            if (seen++ < offset || results.length >= size) continue;
+            results.push({
+              id: r.id,
+              title: r.title,
+              url: r.url,
+              catalog: c.name,
+              catalogId: c.catalogId,
+              version: c.version,
+              score: 0,
+              highlights: [],
+              textPath: r.textPath,
+            });
+          }
+          if (results.length >= size) break;
+        }
+      }
+      total += counted;
+    }
+    const next = offset + results.length;
+    return {
+      mode,
+      results,
+      total,
+      nextCursor: next < total ? String(next) : null,
+      elapsedMs: Math.round(performance.now() - started),
+    };
+  }
+
   async search(req: SearchRequest): Promise<SearchResponse> {
     const started = performance.now();
     const mode = req.mode ?? 'words';
@@ -86,6 +135,7 @@ export class SearchService {
     }
     const scopes = published.map((c) => ({ catalogId: c.catalogId, version: c.version }));
     const names = new Map(published.map((c) => [c.catalogId, c.name]));
+    if (req.q.trim() === '') return this.#kept(published, size, req.cursor, started, mode);
     if (mode === 'words') {
       const r = await this.#gf
         .index()
@@ -115,6 +165,17 @@ export class SearchService {
       elapsedMs: Math.round(performance.now() - started),
     };
   }
+}
+
+/** A cursor of the blank-query listing: how many pages come before this page of it. */
+function keptOffset(cursor: string | undefined): number {
+  const offset = cursor ? Number.parseInt(cursor, 10) : 0;
+  if (!Number.isInteger(offset) || offset < 0 || offset > 10_000_000) {
+    throw new CrawlerError('BAD_INPUT', `cursor "${cursor}" is not an offset`, {
+      fix: 'pass the nextCursor of the previous answer',
+    });
+  }
+  return offset;
 }
 
 /** A result as every front end shows it, from a words or a meaning hit. */

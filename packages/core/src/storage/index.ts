@@ -1,4 +1,5 @@
 export * from './create-record-database.js';
+export * from './dir-bytes.js';
 export * from './local-blob-store.js';
 export * from './log-file.js';
 export * from './migrate.js';

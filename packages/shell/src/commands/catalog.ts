@@ -206,30 +206,8 @@ function runDelete(opts: CatalogDeleteOptions, io: Io): Promise<number> {
   const ref = catalogRefOf(opts, io, 'catalog delete');
   if (!ref) return Promise.resolve(EXIT.usage);
   return withData(opts, io, true, async (gf) => {
-    const catalogs = await gf.catalogs();
-    const c = await catalogs.get(ref);
-    const versions = await gf.versions.existing(c);
-    if (!opts.purge && versions.length > 0) {
-      throw new CrawlerError('CONFLICT', `catalog "${c.name}" still holds versions ${versions.join(', ')}`, {
-        fix: 'add --purge to delete them with it, or delete them first (greenfinger delete --all --force)',
-      });
-    }
-    const purge = opts.purge
-      ? await gf.versions.delete({ id: c.id }, { all: true, force: true, purge: true })
-      : undefined;
-    const failed = purge?.results.find((r) => r.error);
-    if (failed) {
-      throw new CrawlerError(
-        'STORAGE',
-        `deleting version ${failed.version} (${failed.layer}) failed: ${failed.error}`,
-        {
-          fix: 'fix that and run the same command again; the definition is kept until its data is gone',
-        },
-      );
-    }
-    await catalogs.delete(c.id);
-    await gf.published.remove(c.id);
-    if (opts.json) io.out(`${JSON.stringify({ deleted: c, purge: purge ?? null })}\n`);
+    const { deleted: c, purge } = await gf.deleteCatalog(ref, { purge: opts.purge === true });
+    if (opts.json) io.out(`${JSON.stringify({ deleted: c, purge })}\n`);
     else
       io.out(
         `deleted catalog "${c.name}" (${c.id})${purge ? ` and versions ${purge.versions.join(', ') || '(none)'} with all their data` : ''}\n`,
