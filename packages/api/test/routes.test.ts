@@ -191,3 +191,21 @@ describe('every route: access, envelope, errors', () => {
     expect(s.tokenSecret).not.toMatch(/.{8,}/);
   });
 });
+
+describe('GF_API_WEB', () => {
+  it('true: / leads to the docs; false: REST only, / is a 404 in the envelope', async () => {
+    const on = await openApiFixture();
+    const off = await openApiFixture({ settings: { apiWeb: false } });
+    try {
+      const page = await on.call({ method: 'GET', url: '/' });
+      expect(page.statusCode).toBe(302);
+      const none = await off.call({ method: 'GET', url: '/' });
+      expect(none.statusCode).toBe(404);
+      expect(none.json()).toMatchObject({ success: false, data: null });
+      expect((await off.call({ method: 'GET', url: '/v2/version' })).statusCode).toBe(200);
+    } finally {
+      await on.close();
+      await off.close();
+    }
+  });
+});
