@@ -73,7 +73,7 @@ export class Auth {
     if (await this.#gf.users.isRevoked(claims.jti)) {
       throw await this.#unauthorized('this token was signed out: sign in again');
     }
-    const user = (await this.#gf.users.list()).find((u) => u.name === claims.sub);
+    const user = await this.#gf.users.get(claims.sub);
     if (!user) throw await this.#unauthorized(`user "${claims.sub}" no longer exists: sign in as another user`);
     return principal(claims, user.role);
   }
