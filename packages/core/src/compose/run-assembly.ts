@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { RobotsProvider, RunLimits } from '../acceptors/acceptor.js';
 import { createAcceptorChain } from '../acceptors/acceptor-chain.js';
+import { refuseDeleted } from '../acceptors/deleted-urls.js';
 import { HttpRobotsProvider } from '../acceptors/robots.js';
 import { discoverSitemapUrls } from '../acceptors/sitemap.js';
 import type { ExtractedContent } from '../content/content-extractor.js';
@@ -184,6 +185,7 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
     normalize: (raw, base) => normalizeUrl(raw, base),
     outputs,
     records: db.resources,
+    ledger: db.ledger,
     blobs: f.blobs,
     inflight,
     robots,
@@ -198,6 +200,8 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
       ? async (previous) => void (await vectors.deleteResource(previous.catalogId, previous.version, previous.id))
       : undefined,
   };
+  // Pages deleted by hand from this version (LedgerService.deleteUrl) are not queued again.
+  deps.acceptors = refuseDeleted(deps.acceptors, new Set(await db.ledger.deletedUrlHashes(catalog.id, version)), version);
   return {
     frontier,
     deps,

@@ -5,6 +5,7 @@ import type { ImageRow, ResourceImageRow, ResourceRow } from '../model.js';
 import type { Outcome } from '../outcomes.js';
 import type { Counters } from './counters.js';
 import type { CrawlEngineDeps } from './engine-deps.js';
+import { ledgerRows } from './ledger-rows.js';
 import type { JournalChanges, OwedWrites } from './owed-writes.js';
 import type { Offer, QueuePipeline } from './queue-pipeline.js';
 import type { StageClock } from './stage-clock.js';
@@ -16,12 +17,18 @@ export interface Completion {
   outcome?: Outcome;
   detail?: string | undefined;
   why?: string | undefined;
+  /** The HTTP status of the url's fetch, when a response came. */
+  status?: number | undefined;
+  /** When the url was fetched (ISO), when a request was made. */
+  fetchedAt?: string | undefined;
   offer?: Offer | undefined;
   resource?: ResourceRow;
   images?: ImageRow[];
   links?: ResourceImageRow[];
   newImages?: number;
 }
+
+type CommitterDeps = Pick<CrawlEngineDeps, 'catalog' | 'version' | 'records' | 'coordinator' | 'urlFilter' | 'ledger'>;
 
 const COMMIT_BATCH = 64;
 const COMMIT_INTERVAL_MS = 200;
@@ -34,13 +41,14 @@ const STORES = {
 } as const;
 
 /**
- * The committer pipeline (seed 002), every 64 outcomes or 200 ms: rows first; then one frontier batch holding the
+ * The committer pipeline (seed 002), every 64 outcomes or 200 ms: rows first (with the url ledger's, so the ledger is
+ * never behind the frontier); then one frontier batch holding the
  * offered links, the acks, the journal changes and the counters (the checkpoint a resume continues from); then the
  * urls are marked known. A crash between steps redoes a step — ids are deterministic — and never loses one.
  * A store failing here is the run's failure (`onFatal`), never a page's.
  */
 export class Committer {
-  readonly #d: Pick<CrawlEngineDeps, 'catalog' | 'version' | 'records' | 'coordinator' | 'urlFilter'>;
+  readonly #d: CommitterDeps;
   readonly #counters: Counters;
   readonly #owed: OwedWrites;
   readonly #queue: QueuePipeline;
@@ -53,7 +61,7 @@ export class Committer {
   #committing: Promise<void> = Promise.resolve();
 
   constructor(options: {
-    deps: Pick<CrawlEngineDeps, 'catalog' | 'version' | 'records' | 'coordinator' | 'urlFilter'>;
+    deps: CommitterDeps;
     counters: Counters;
     owed: OwedWrites;
     queue: QueuePipeline;
@@ -129,14 +137,17 @@ export class Committer {
     const resources = batch.flatMap((c) => (c.resource ? [c.resource] : []));
     const images = batch.flatMap((c) => c.images ?? []);
     const links = batch.flatMap((c) => c.links ?? []);
+    // The trap budget runs here, over the urls offered for the first time: only offers that are committed count.
+    // In memory only: settled before the records, so the ledger rows of the puts and refusals go with them.
+    const { puts, refused } = this.#queue.settle(batch.map((c) => c.offer));
+    const ledger = d.ledger ? ledgerRows(d.catalog.id, d.version, batch, puts, refused) : [];
     await writeTo('records', async () => {
       if (resources.length > 0) await d.records.saveResources(resources);
       if (images.length > 0) await d.records.saveImages(images);
       if (links.length > 0) await d.records.saveResourceImages(links);
+      if (ledger.length > 0) await d.ledger?.record(ledger);
     });
 
-    // The trap budget runs here, over the urls offered for the first time: only offers that are committed count.
-    const { puts, refused } = this.#queue.settle(batch.map((c) => c.offer));
     const journal: JournalChanges = { put: [], del: [] };
     // Refused urls are counted once per run; a resumed run reads them back from the journal.
     for (const r of refused) journal.put.push([`refused:${r.url}`, '']);

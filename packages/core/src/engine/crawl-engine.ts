@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { errorMessage } from '../errors.js';
+import type { LeasedEntry } from '../frontier/frontier.js';
 import type { ChannelStats } from '../outputs/composite-output-channel.js';
 import { Committer } from './committer.js';
 import { type CounterSnapshot, Counters } from './counters.js';
@@ -26,6 +27,15 @@ export interface SeedOffer {
   accepted: string[];
   /** Refused by the acceptors (scope, robots.txt, …), or already queued or handled in this run. */
   refused: Array<{ url: string; reason: string }>;
+}
+
+/** A url a worker is handling now (`CrawlEngine.inFlight`). */
+export interface InFlightUrl {
+  url: string;
+  depth: number;
+  referrer: string | undefined;
+  /** When its worker took it from the frontier (ISO). */
+  since: string;
 }
 
 /** Normal ends publish; an external stop, a run of failures or an error does not. */
@@ -73,6 +83,8 @@ export class CrawlEngine {
   #wake: Array<() => void> = [];
   #fatal: unknown;
   #recovered = 0;
+  /** The entries workers are handling now, with the time each was taken (the ledger's `crawling`, never stored). */
+  readonly #handling = new Map<LeasedEntry, number>();
   /** Workers polling the frontier: while any is, seeds offered are crawled by this run. */
   #live = 0;
   #markWorking!: () => void;
@@ -173,6 +185,16 @@ export class CrawlEngine {
       }
     }
     return { accepted, refused };
+  }
+
+  /** The urls being handled right now, oldest first: a copy, costing nothing until it is asked for. */
+  inFlight(): InFlightUrl[] {
+    return [...this.#handling].map(([e, since]) => ({
+      url: e.url,
+      depth: e.depth,
+      referrer: e.referrer,
+      since: new Date(since).toISOString(),
+    }));
   }
 
   /** External stop: in-flight pages finish, the frontier is kept, nothing is published. */
@@ -302,6 +324,7 @@ export class CrawlEngine {
         continue;
       }
       this.#active++;
+      this.#handling.set(entry, Date.now());
       try {
         const c = await handlePage(entry, this.#pipeline);
         if (c) committer.add(c);
@@ -311,6 +334,7 @@ export class CrawlEngine {
         this.#log.error({ err, url: entry.url }, 'unexpected failure; stopping');
         this.stop('error');
       } finally {
+        this.#handling.delete(entry);
         this.#active--;
         this.#notify();
       }

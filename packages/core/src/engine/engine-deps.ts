@@ -8,7 +8,7 @@ import type { CrawlFrontier } from '../frontier/frontier.js';
 import type { Catalog, CrawlAction, ResourceRow } from '../model.js';
 import type { CompositeOutputChannel } from '../outputs/composite-output-channel.js';
 import type { BlobStore } from '../storage/blob-store.js';
-import type { ResourceRecordStore } from '../storage/record-store.js';
+import type { ResourceRecordStore, UrlLedgerStore } from '../storage/record-store.js';
 import type { CrawlCoordinator } from './crawl-coordinator.js';
 import type { InflightStore } from './inflight-store.js';
 
@@ -45,6 +45,11 @@ export interface CrawlEngineDeps {
   normalize: (raw: string, base?: string) => string | undefined;
   outputs: CompositeOutputChannel;
   records: ResourceRecordStore;
+  /**
+   * Every url's fate in this version (crawler_url): written by the committer with the records of each batch. Without
+   * it nothing is recorded.
+   */
+  ledger?: UrlLedgerStore | undefined;
   blobs: BlobStore;
   inflight: InflightStore;
   robots?: RobotsProvider | undefined;

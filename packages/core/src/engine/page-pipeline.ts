@@ -139,6 +139,8 @@ const fetchPage: Stage = async (page, { deps: d, clock }) => {
   const recorded = await d.inflight.load(page.hash);
   if (recorded) {
     page.result = { ...recorded, text: undefined };
+    page.completion.status = recorded.status;
+    page.completion.fetchedAt = new Date().toISOString();
     return NEXT;
   }
   let result: FetchResult;
@@ -154,8 +156,11 @@ const fetchPage: Stage = async (page, { deps: d, clock }) => {
       }),
     );
   } catch (err) {
+    page.completion.fetchedAt = new Date().toISOString();
     return done(fetchFailureOutcome(err), undefined, errorMessage(err));
   }
+  page.completion.status = result.status;
+  page.completion.fetchedAt = new Date().toISOString();
   await d.inflight.save(page.hash, result);
   page.result = result;
   return NEXT;

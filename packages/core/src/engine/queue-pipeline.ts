@@ -11,6 +11,9 @@ export interface Refusal {
   outcome: Outcome;
   acceptor: string;
   reason: string;
+  /** The depth it was offered at, and the page that linked to it (the url ledger records both). */
+  depth?: number | undefined;
+  referrer?: string | undefined;
 }
 
 /** Links a page offers: the accepted ones go to the frontier at commit; refused ones are counted there. */
@@ -116,6 +119,8 @@ export class QueuePipeline {
           outcome: verdict.outcome as Outcome,
           acceptor: verdict.acceptor,
           reason: verdict.reason,
+          depth,
+          referrer,
         });
       }
     }
@@ -148,7 +153,7 @@ export class QueuePipeline {
         if (this.#offered.has(entry.url) || this.#refused.has(entry.url)) continue;
         const trap = this.traps.admit(entry);
         if (trap) {
-          refuse(trapRefusal(entry.url, trap));
+          refuse({ ...trapRefusal(entry.url, trap), depth: entry.depth, referrer: entry.referrer });
           continue;
         }
         if (this.#offered.size < MAX_OFFERED) this.#offered.add(entry.url);

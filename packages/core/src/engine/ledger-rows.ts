@@ -1,0 +1,81 @@
+import type { FrontierEntry } from '../frontier/frontier.js';
+import { ids, urlHash } from '../ids.js';
+import { ledgerState } from '../storage/ledger-rules.js';
+import type { LedgerRow } from '../storage/record-store.js';
+import type { Completion } from './committer.js';
+import type { Refusal } from './queue-pipeline.js';
+
+/**
+ * The url ledger rows of one commit: a `queued` row per url put on the frontier, a `rejected` row per link refused,
+ * and a row per handled url with its outcome (completions last, so a url put and handled in one batch ends handled;
+ * the store's replacement rule keeps any end state from a later `queued`). The id is the url's resource id.
+ */
+export function ledgerRows(
+  catalogId: string,
+  version: number,
+  batch: readonly Completion[],
+  puts: readonly FrontierEntry[],
+  refused: readonly Refusal[],
+  now = new Date().toISOString(),
+): LedgerRow[] {
+  const rows: LedgerRow[] = [];
+  const row = (
+    url: string,
+    hash: string,
+    fields: Omit<LedgerRow, 'id' | 'catalogId' | 'version' | 'url' | 'urlHash' | 'updatedAt'>,
+  ): LedgerRow => ({
+    id: ids.resource(catalogId, version, hash),
+    catalogId,
+    version,
+    url,
+    urlHash: hash,
+    ...fields,
+    updatedAt: now,
+  });
+  for (const e of puts) {
+    rows.push(
+      row(e.url, urlHash(e.url), {
+        state: 'queued',
+        outcome: '',
+        detail: '',
+        status: null,
+        reason: '',
+        referrer: e.referrer ?? null,
+        depth: e.depth,
+        fetchedAt: null,
+      }),
+    );
+  }
+  for (const r of refused) {
+    rows.push(
+      row(r.url, urlHash(r.url), {
+        // Refused before any request, whatever name the acceptor gave its outcome.
+        state: 'rejected',
+        outcome: r.outcome,
+        detail: r.acceptor,
+        status: null,
+        reason: r.reason,
+        referrer: r.referrer ?? null,
+        depth: r.depth ?? 0,
+        fetchedAt: null,
+      }),
+    );
+  }
+  for (const c of batch) {
+    if (!c.lease || !c.outcome) continue;
+    const { url, depth, referrer } = c.lease;
+    rows.push(
+      row(url, c.hash ?? urlHash(url), {
+        state: ledgerState(c.outcome),
+        outcome: c.outcome,
+        detail: c.detail ?? '',
+        status: c.status ?? null,
+        reason: c.why ?? '',
+        referrer: referrer ?? null,
+        depth,
+        fetchedAt: c.fetchedAt ?? null,
+      }),
+    );
+  }
+  return rows;
+}
