@@ -3,6 +3,8 @@ import { fetchTimings } from './fetch-timings.js';
 import type { Job, JobService, JobState } from './job-service.js';
 import { MetricsText } from './metrics-format.js';
 
+export { PROMETHEUS_CONTENT_TYPE } from './metrics-format.js';
+
 const JOB_STATES: readonly JobState[] = ['queued', 'running', 'done', 'failed', 'stopped'];
 
 /**
