@@ -201,7 +201,8 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
       : undefined,
   };
   // Pages deleted by hand from this version (LedgerService.deleteUrl) are not queued again.
-  deps.acceptors = refuseDeleted(deps.acceptors, new Set(await db.ledger.deletedUrlHashes(catalog.id, version)), version);
+  const deleted = new Set(await db.ledger.deletedUrlHashes(catalog.id, version));
+  deps.acceptors = refuseDeleted(deps.acceptors, deleted, version);
   return {
     frontier,
     deps,

@@ -48,6 +48,10 @@ export class OffThreadIndex implements SearchIndex {
     return this.#reader.countVersion(catalogId, version);
   }
 
+  deleteResource(catalogId: string, version: number, resourceId: string, dryRun?: boolean): Promise<number> {
+    return this.#reader.deleteResource(catalogId, version, resourceId, dryRun);
+  }
+
   /** Both connections let go of the catalog's files: the writer's first, then the reader removes them. */
   async purge(catalogId: string): Promise<void> {
     await this.#writer.send({ op: 'purge', catalogId });

@@ -127,6 +127,11 @@ export interface SearchIndex {
   upsert(docs: IndexDocument[]): Promise<void>;
   deleteVersion(catalogId: string, version: number): Promise<number>;
   countVersion(catalogId: string, version: number): Promise<number>;
+  /**
+   * Remove one page's document from a version (a url deleted by hand); `dryRun`: count it and remove nothing.
+   * Returns the documents removed (or that would be): 0 or 1.
+   */
+  deleteResource(catalogId: string, version: number, resourceId: string, dryRun?: boolean): Promise<number>;
   /** Remove the whole index of a catalog (purge). */
   purge(catalogId: string): Promise<void>;
   search(query: WordsQuery): Promise<WordsResult>;

@@ -180,6 +180,16 @@ export class SqliteFtsIndex implements SearchIndex {
     })();
   }
 
+  async deleteResource(catalogId: string, version: number, resourceId: string, dryRun = false): Promise<number> {
+    const cat = this.#catalog(catalogId, false);
+    if (!cat) return 0;
+    const sql = dryRun
+      ? 'SELECT count(*) AS n FROM docs WHERE id = ? AND version = ?'
+      : 'DELETE FROM docs WHERE id = ? AND version = ?';
+    const stmt = cat.db.prepare(sql);
+    return dryRun ? (stmt.get(resourceId, version) as { n: number }).n : stmt.run(resourceId, version).changes;
+  }
+
   async countVersion(catalogId: string, version: number): Promise<number> {
     const cat = this.#catalog(catalogId, false);
     if (!cat) return 0;

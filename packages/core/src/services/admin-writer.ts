@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import type { ComponentFactory } from '../compose/component-factory.js';
 import { CrawlerError } from '../errors.js';
 import type { Catalog, RunningState } from '../model.js';
+import type { LedgerRow } from '../storage/record-store.js';
+import { eraseUrl, type UrlLayerCount } from './url-eraser.js';
 import { DELETE_ORDER, type DeleteLayer, type DeleteResultRow, eraseVersions, pruneTargets } from './version-eraser.js';
 
 /** What `deleteVersions` is asked to do. */
@@ -49,6 +51,11 @@ export interface AdminWriter {
   prune(catalog: Catalog): Promise<{ versions: number[]; results: DeleteResultRow[] }>;
   /** Delete versions layer by layer (vector → index → file → db); a dry run counts and writes nothing. */
   deleteVersions(catalogId: string, deletion: VersionDeletion): Promise<VersionDeletionResult>;
+  /**
+   * Remove one url's page from its version layer by layer (vector → index → file → db), then mark its ledger row
+   * `deleted` so it is not queued again in that version; `row` is the url's ledger row. A dry run counts only.
+   */
+  deleteUrl(row: LedgerRow, dryRun: boolean): Promise<UrlLayerCount[]>;
 }
 
 /** The administrative writer of one node: every write is a method call on this node's stores. */
@@ -135,6 +142,10 @@ export class LocalAdminWriter implements AdminWriter {
     }
     if (await this.#f.published.resolve(catalogId)) await this.#writeEntry(catalog, searchVersion);
     return { results, searchVersion, purged: false };
+  }
+
+  async deleteUrl(row: LedgerRow, dryRun: boolean): Promise<UrlLayerCount[]> {
+    return eraseUrl(this.#f, row, dryRun);
   }
 
   /** The catalog's whole index, its asset folder, its frontiers and its entry in catalogs.json. */

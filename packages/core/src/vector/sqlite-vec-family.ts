@@ -84,6 +84,16 @@ export class SqliteVecFamily implements VectorStoreFamily {
     return n;
   }
 
+  async deleteResource(catalogId: string, version: number, resourceId: string, dryRun: boolean): Promise<number> {
+    let n = 0;
+    for (const store of await this.collections()) {
+      n += dryRun
+        ? await store.countResource(catalogId, version, resourceId)
+        : await store.deleteResource(catalogId, version, resourceId);
+    }
+    return n;
+  }
+
   async purge(catalogId: string): Promise<number> {
     let n = 0;
     for (const store of await this.collections()) n += await store.purge(catalogId);

@@ -238,6 +238,11 @@ export class SqliteVecStore implements VectorStore {
     return rows.length;
   }
 
+  async countResource(catalogId: string, version: number, resourceId: string): Promise<number> {
+    this.#check();
+    return this.#stmts.resourceRowids.all(`${catalogId}:${version}`, resourceId).length;
+  }
+
   async countVersion(catalogId: string, version: number): Promise<number> {
     this.#check();
     return (this.#stmts.countVersion.get(`${catalogId}:${version}`) as { n: number }).n;

@@ -45,6 +45,8 @@ export interface VectorStore {
   deleteVersion(catalogId: string, version: number): Promise<number>;
   /** Remove every point of one page (a page rewritten with fewer chunks must not keep its old ones). */
   deleteResource(catalogId: string, version: number, resourceId: string): Promise<number>;
+  /** The points of one page (what deleteResource would remove). */
+  countResource(catalogId: string, version: number, resourceId: string): Promise<number>;
   countVersion(catalogId: string, version: number): Promise<number>;
   /** Remove every point of one catalog, in every version; returns the points removed. */
   purge(catalogId: string): Promise<number>;
@@ -92,6 +94,8 @@ export interface VectorStoreFamily {
    * nothing (the same number a delete would return).
    */
   deleteVersion(catalogId: string, version: number, dryRun: boolean): Promise<number>;
+  /** Delete one page's points from every collection (a url deleted by hand); `dryRun`: count them only. */
+  deleteResource(catalogId: string, version: number, resourceId: string, dryRun: boolean): Promise<number>;
   /** Remove every point of a catalog from every collection; returns the points removed. */
   purge(catalogId: string): Promise<number>;
   stats(): Promise<VectorStats>;

@@ -1,0 +1,58 @@
+import type { ComponentFactory } from '../compose/component-factory.js';
+import { CrawlerError, errorMessage } from '../errors.js';
+import type { LedgerRow } from '../storage/record-store.js';
+import { DELETE_ORDER, type DeleteLayer } from './version-eraser.js';
+
+/** What one layer held of one url's page (or, on a dry run, holds). */
+export interface UrlLayerCount {
+  layer: DeleteLayer;
+  /** Points, documents, files, rows. */
+  count: number;
+}
+
+/**
+ * Remove one url's page from its version through the store families, in the delete order (vector → index → file →
+ * db: never a searchable pointer to bytes already gone), then mark its ledger row `deleted`, so the url is not queued
+ * again in this version. A dry run counts and writes nothing. The first failing layer stops the walk (what follows it
+ * is kept and the row is not marked, so the delete can be run again).
+ * @throws CrawlerError STORAGE naming the layer that failed
+ */
+export async function eraseUrl(
+  f: ComponentFactory,
+  row: LedgerRow,
+  dryRun: boolean,
+  now = new Date().toISOString(),
+): Promise<UrlLayerCount[]> {
+  const { catalogId, version, id } = row;
+  const db = await f.database();
+  const resource = await db.resources.getResource(id);
+  const byLayer: Record<DeleteLayer, () => Promise<number>> = {
+    vector: () => f.vectorFamily().deleteResource(catalogId, version, id, dryRun),
+    index: () => f.index().deleteResource(catalogId, version, id, dryRun),
+    file: async () => {
+      let count = 0;
+      for (const key of resource ? [resource.htmlPath, resource.textPath] : []) {
+        if (!key) continue;
+        count += (dryRun ? await f.blobs.stat(key) : await f.blobs.deletePrefix(key)).objects;
+      }
+      return count;
+    },
+    db: async () => Object.values(await db.resources.deleteResource(id, dryRun)).reduce((a, b) => a + b, 0),
+  };
+  const layers: UrlLayerCount[] = [];
+  for (const layer of DELETE_ORDER) {
+    try {
+      layers.push({ layer, count: await byLayer[layer]() });
+    } catch (err) {
+      f.log.warn({ err, catalogId, version, url: row.url, layer }, 'url delete stopped');
+      throw new CrawlerError('STORAGE', `deleting ${row.url}: the ${layer} layer failed: ${errorMessage(err)}`, {
+        cause: err,
+        fix: 'fix the store, then delete the url again (the layers before it are already done)',
+      });
+    }
+  }
+  if (!dryRun) {
+    await db.ledger.record([{ ...row, state: 'deleted', reason: `deleted by hand on ${now}`, updatedAt: now }]);
+  }
+  return layers;
+}
