@@ -381,7 +381,10 @@ export class JobService {
         'CONFLICT',
         `catalog "${catalog.name}" is busy: a ${holder.action} runs in ${holder.where}`,
         {
-          fix: `pause it first, or wait: ${holder.where}`,
+          fix:
+            holder.where === 'this process'
+              ? 'pause it first, or wait for it to end'
+              : `pause it first, or wait: ${holder.where}`,
         },
       );
     }

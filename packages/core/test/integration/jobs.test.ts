@@ -186,6 +186,13 @@ describe('jobs', () => {
     const stored = await (await gf.catalogs()).get({ id: catalog.id });
     expect(stored.settings.seedUrls).toEqual([`${site.origin}/seed-a.html`]);
 
+    // A run the registry knows of that is not a job here (the CLI, another process) holds the catalog too.
+    const held = await gf.runs.acquire(catalog.id, 'crawl');
+    const busy = await codeOf(gf.jobs.start({ id: catalog.id }));
+    expect(busy.code).toBe('CONFLICT');
+    expect(busy.fix).toMatch(/^pause it first, or wait/);
+    await held.release();
+
     const job = await gf.jobs.start({ id: catalog.id });
     const end = await watch(job.jobId).ended;
     expect(end.state).toBe('done');
