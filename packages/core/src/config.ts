@@ -279,6 +279,19 @@ const componentName = z
   .string()
   .regex(/^[a-z0-9][a-z0-9._-]*$/, 'use a name of lower-case letters, digits, dots and dashes');
 
+/** The categories a catalog can be filed under (`catalog cats`, `GET /v2/catalog/cats`). */
+export const CATALOG_CATS = [
+  'news',
+  'tech',
+  'business',
+  'food',
+  'travel',
+  'health',
+  'education',
+  'entertainment',
+  'other',
+] as const;
+
 /**
  * The rules for crawling one site, defined once: the type (`CatalogSettings`), the defaults
  * (`defaultCatalogSettings`) and the validation (`resolveCatalogSettings`) all come from this schema. Stored as
@@ -286,6 +299,8 @@ const componentName = z
  * gets the field's default when it is resolved again.
  */
 export const catalogSettingsSchema = z.strictObject({
+  /** The category the catalog is filed under. @default other */
+  cat: z.enum(CATALOG_CATS).default('other'),
   /** Link depth from the start url; -1 = unlimited. @default -1 */
   depth: z.number().int().min(-1).default(-1),
   /**

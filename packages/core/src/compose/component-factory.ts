@@ -86,6 +86,7 @@ export class ComponentFactory implements NodeContext {
       catalogs: c.catalogStore ? resolvePart(c.catalogStore, this.#node()) : db.catalogs,
       resources: c.resourceRecordStore ? resolvePart(c.resourceRecordStore, this.#node()) : db.resources,
       ledger: db.ledger,
+      users: db.users,
       migrate: () => db.migrate(),
       close: () => db.close(),
     };
