@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { ComponentFactory } from '../compose/component-factory.js';
 import { CrawlerError } from '../errors.js';
 import type { Catalog, RunningState } from '../model.js';
-import type { LedgerRow } from '../storage/record-store.js';
+import type { LedgerRow, UserRow } from '../storage/record-store.js';
 import { eraseUrl, type UrlLayerCount } from './url-eraser.js';
 import { DELETE_ORDER, type DeleteLayer, type DeleteResultRow, eraseVersions, pruneTargets } from './version-eraser.js';
 
@@ -26,9 +26,10 @@ export interface VersionDeletionResult {
 
 /**
  * The single writer of administrative writes (seed 000, "One writer for administrative writes"): catalog rows,
- * running state, publishing a version, pruning and deleting versions. Every node holds its own copy of these, so a
- * cluster routes each call to its leader; on one node (and on the leader) it is a plain method call. Crawl output
- * never goes through here. Every operation takes plain data and is idempotent, so a retried call is harmless.
+ * running state, publishing a version, pruning and deleting versions, users and signed-out tokens. Every node holds
+ * its own copy of these, so a cluster routes each call to its leader; on one node (and on the leader) it is a plain
+ * method call. Crawl output never goes through here. Every operation takes plain data and is idempotent, so a
+ * retried call is harmless.
  */
 export interface AdminWriter {
   createCatalog(catalog: Catalog): Promise<Catalog>;
@@ -56,6 +57,18 @@ export interface AdminWriter {
    * `deleted` so it is not queued again in that version; `row` is the url's ledger row. A dry run counts only.
    */
   deleteUrl(row: LedgerRow, dryRun: boolean): Promise<UrlLayerCount[]>;
+  /**
+   * Store a new user (the row carries the password hash, never the password). Storing the very row already there
+   * again does nothing, so a retried call is harmless.
+   * @throws CrawlerError CONFLICT when another user holds the name
+   */
+  createUser(user: UserRow): Promise<void>;
+  /** Store a whole user row (password hash, role, times); false when there is no such user. */
+  updateUser(user: UserRow): Promise<boolean>;
+  /** false when there was no such user. */
+  deleteUser(name: string): Promise<boolean>;
+  /** Sign a token out until `expiresAt` (ISO), when it would have expired anyway; idempotent. */
+  revokeToken(tokenId: string, expiresAt: string): Promise<void>;
 }
 
 /** The administrative writer of one node: every write is a method call on this node's stores. */
@@ -144,6 +157,32 @@ export class LocalAdminWriter implements AdminWriter {
     return { results, searchVersion, purged: false };
   }
 
+  async #users() {
+    return (await this.#f.database()).users;
+  }
+
+  async createUser(user: UserRow): Promise<void> {
+    const users = await this.#users();
+    try {
+      await users.create(user);
+    } catch (err) {
+      if (!(err instanceof CrawlerError && err.code === 'CONFLICT') || !sameUser(await users.get(user.name), user))
+        throw err;
+    }
+  }
+
+  async updateUser(user: UserRow): Promise<boolean> {
+    return (await this.#users()).update(user);
+  }
+
+  async deleteUser(name: string): Promise<boolean> {
+    return (await this.#users()).delete(name);
+  }
+
+  async revokeToken(tokenId: string, expiresAt: string): Promise<void> {
+    await (await this.#users()).revoke(tokenId, expiresAt);
+  }
+
   async deleteUrl(row: LedgerRow, dryRun: boolean): Promise<UrlLayerCount[]> {
     return eraseUrl(this.#f, row, dryRun);
   }
@@ -169,4 +208,17 @@ export class LocalAdminWriter implements AdminWriter {
       versions,
     });
   }
+}
+
+/** The same row, times compared as instants (a database gives them back in its own form). */
+function sameUser(a: UserRow | undefined, b: UserRow): boolean {
+  const at = (iso: string) => new Date(iso).getTime();
+  return (
+    a !== undefined &&
+    a.name === b.name &&
+    a.passwordHash === b.passwordHash &&
+    a.role === b.role &&
+    at(a.createdAt) === at(b.createdAt) &&
+    at(a.updatedAt) === at(b.updatedAt)
+  );
 }
