@@ -58,11 +58,11 @@ describe.skipIf(skipPg)('PostgreSQL', () => {
       if (scratch) rmSync(scratch, { recursive: true, force: true });
     });
 
-    it('applies 0001_init once even when two processes migrate at the same time; again applies nothing', async () => {
+    it('applies every migration once even when two processes migrate at the same time; again applies nothing', async () => {
       const a = await PgRecordDatabase.open({ connectionString: own.url, migrate: false });
       const b = await PgRecordDatabase.open({ connectionString: own.url, migrate: false });
       const [ra, rb] = await Promise.all([a.migrate(), b.migrate()]);
-      expect([...ra.applied, ...rb.applied]).toEqual(['0001_init']);
+      expect([...ra.applied, ...rb.applied]).toEqual(['0001_init', '0002_ledger_users']);
       expect(await a.migrate()).toEqual({ applied: [] });
       await a.close();
       await b.close();
@@ -78,7 +78,10 @@ describe.skipIf(skipPg)('PostgreSQL', () => {
         'crawler_report',
         'crawler_resource',
         'crawler_resource_image',
+        'crawler_url',
         'gf_migrations',
+        'gf_revoked_token',
+        'gf_user',
       ]);
       const idType = await query<{ data_type: string; len: number }>(
         own.url,

@@ -15,6 +15,9 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeRecordDatabaseContract, makeCatalog, makeResource } from './record-store.contract.js';
 
+/** The migrations in schema/, in order. */
+const MIGRATIONS = ['0001_init', '0002_ledger_users'];
+
 const root = mkdtempSync(join(tmpdir(), 'gf-sqlite-'));
 let n = 0;
 const fresh = (): string => join(root, `db-${++n}`, 'greenfinger.db');
@@ -36,21 +39,21 @@ describe('SQLite migrations', () => {
   it('finds the repository schema folder from the source tree', () => {
     const repoSchema = resolve(fileURLToPath(new URL('../../../../schema', import.meta.url)));
     expect(defaultSchemaDir().replace(/\/$/, '')).toBe(repoSchema);
-    expect(loadMigrations('sqlite').map((m) => m.name)).toEqual(['0001_init']);
-    expect(loadMigrations('postgresql').map((m) => m.name)).toEqual(['0001_init']);
+    expect(loadMigrations('sqlite').map((m) => m.name)).toEqual(MIGRATIONS);
+    expect(loadMigrations('postgresql').map((m) => m.name)).toEqual(MIGRATIONS);
   });
 
-  it('applies 0001_init once; a second run and a reopen apply nothing', async () => {
+  it('applies every migration once; a second run and a reopen apply nothing', async () => {
     const file = fresh();
     const db = await SqliteRecordDatabase.open({ file, migrate: false });
-    expect(await db.migrate()).toEqual({ applied: ['0001_init'] });
+    expect(await db.migrate()).toEqual({ applied: MIGRATIONS });
     expect(await db.migrate()).toEqual({ applied: [] });
     await db.close();
     const again = await SqliteRecordDatabase.open({ file });
     expect(await again.migrate()).toEqual({ applied: [] });
     await again.close();
     const raw = new Database(file, { readonly: true });
-    expect(raw.prepare('SELECT name FROM gf_migrations').pluck().all()).toEqual(['0001_init']);
+    expect(raw.prepare('SELECT name FROM gf_migrations').pluck().all()).toEqual(MIGRATIONS);
     const tables = raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
     expect(tables).toEqual([
       'crawler_catalog',
@@ -58,7 +61,10 @@ describe('SQLite migrations', () => {
       'crawler_report',
       'crawler_resource',
       'crawler_resource_image',
+      'crawler_url',
       'gf_migrations',
+      'gf_revoked_token',
+      'gf_user',
     ]);
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
     raw.close();
