@@ -74,7 +74,7 @@ describe('greenfinger serve over HTTP', () => {
 
   afterAll(async () => {
     if (server && server.exitCode === null) server.kill('SIGKILL');
-    await corpus?.close();
+    await corpus?.stop();
     tmp?.remove();
   });
 
