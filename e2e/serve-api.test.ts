@@ -130,11 +130,13 @@ describe('greenfinger serve over HTTP', () => {
     expect(missing.reason).toBeTruthy();
     const rejected = (await api('GET', '/v2/urls?status=rejected&catalog=python&limit=1000')).json().data;
     const offsite = rejected.items.find((i: { url: string }) => !i.url.startsWith(new URL(corpus.url).origin));
-    if (offsite) {
-      const why = (await api('GET', `/v2/urls/${offsite.urlId}`)).json().data;
-      expect(why.detail).toBeTruthy();
-      expect(why.explanation).toMatch(new RegExp(why.detail));
-    }
+    expect(offsite, 'the python docs link to python.org and others').toBeDefined();
+    const why = (await api('GET', `/v2/urls/${offsite.urlId}`)).json().data;
+    expect(why).toMatchObject({ state: 'rejected', outcome: expect.stringMatching(/^REJECTED_/) });
+    expect(why.detail).toBeTruthy();
+    expect(why.explanation).toContain(why.detail);
+    const byUrl = (await api('GET', `/v2/urls/why?url=${encodeURIComponent(offsite.url)}&catalog=python`)).json().data;
+    expect(byUrl.row.urlId).toBe(offsite.urlId);
   });
 
   it('deletes versions only with dryRun=false, and the metrics count the run', async () => {
