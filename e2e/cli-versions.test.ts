@@ -153,6 +153,10 @@ describe('greenfinger versions, delete and replay as processes over the fixture 
 
   it('delete --dry-run writes nothing, and counts what the delete then removes, layer by layer', async () => {
     const counts = () => withData(async (gf) => (await gf.database()).resources.count(catalogId, 0));
+    // The url ledger's rows of the version go with it too.
+    const ledgerRows = await withData(async (gf) =>
+      Object.values(await (await gf.database()).ledger.counts(catalogId, 0)).reduce((x, y) => x + y),
+    );
     const before = fileTree(data);
     const rowsBefore = await counts();
     const preview = await cli(['delete', '--name', 'garden', '--version', '0', '--dry-run', '--json', '--data', data]);
@@ -165,7 +169,7 @@ describe('greenfinger versions, delete and replay as processes over the fixture 
       report.results.find((x) => x.layer === name)?.count;
     expect(layer(planned, 'index')).toBe(fixtureFacts.savedCount);
     expect(layer(planned, 'db')).toBe(
-      rowsBefore.resources + rowsBefore.images + rowsBefore.resourceImages + rowsBefore.reports,
+      rowsBefore.resources + rowsBefore.images + rowsBefore.resourceImages + rowsBefore.reports + ledgerRows,
     );
 
     const done = await cli(['delete', '--name', 'garden', '--version', '0', '--json', '--data', data]);

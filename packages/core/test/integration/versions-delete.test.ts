@@ -75,8 +75,11 @@ describe('versions: list, delete (dry run = the same walk), prune', () => {
     const byLayer = Object.fromEntries(preview.results.map((r) => [r.layer, r]));
     expect(byLayer.index?.count).toBe(fixtureFacts.savedCount);
     expect(byLayer.vector?.count).toBeGreaterThanOrEqual(fixtureFacts.savedCount);
+    // The url ledger's rows go with the version too.
+    const ledgerRows = Object.values(await (await gf.database()).ledger.counts(catalog.id, 0)).reduce((x, y) => x + y);
+    expect(ledgerRows).toBeGreaterThan(fixtureFacts.savedCount);
     expect(byLayer.db?.count).toBe(
-      countsBefore.resources + countsBefore.images + countsBefore.resourceImages + countsBefore.reports,
+      countsBefore.resources + countsBefore.images + countsBefore.resourceImages + countsBefore.reports + ledgerRows,
     );
     expect(byLayer.file?.bytes).toBeGreaterThan(0);
 
