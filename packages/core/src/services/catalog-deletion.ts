@@ -23,7 +23,7 @@ export async function deleteCatalog(
   const versions = await deps.versions.existing(c);
   if (!options.purge && versions.length > 0) {
     throw new CrawlerError('CONFLICT', `catalog "${c.name}" still holds versions ${versions.join(', ')}`, {
-      fix: 'add purge (--purge, ?purge=true) to delete them with it, or delete them first',
+      fix: 'add --purge (purge=true over HTTP) to delete them with it, or delete them first',
     });
   }
   const purge = options.purge

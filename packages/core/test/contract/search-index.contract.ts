@@ -278,6 +278,21 @@ export function describeSearchIndexContract(
       expect(await index.deleteVersion(CAT_B, 1)).toBe(0);
     });
 
+    it('deletes one page of one version; a dry run counts it and deletes nothing', async () => {
+      await index.upsert([
+        doc({ id: 'gone', text: 'walrus tusk' }),
+        doc({ id: 'kept', text: 'walrus whiskers' }),
+        doc({ id: 'gone-v2', version: 2, text: 'walrus tusk' }),
+      ]);
+      expect(await index.deleteResource(CAT_A, 1, 'gone', true)).toBe(1);
+      expect((await index.search(q({ q: 'walrus' }))).total).toBe(2);
+      expect(await index.deleteResource(CAT_A, 1, 'gone')).toBe(1);
+      expect((await index.search(q({ q: 'walrus' }))).results.map((h) => h.id)).toEqual(['kept']);
+      expect(await index.countVersion(CAT_A, 2)).toBe(1);
+      expect(await index.deleteResource(CAT_A, 1, 'gone')).toBe(0);
+      expect(await index.deleteResource(CAT_B, 1, 'kept')).toBe(0);
+    });
+
     it('purges a whole catalog and leaves the others', async () => {
       await index.upsert([doc({ text: 'puffin' }), doc({ catalogId: CAT_B, catalogName: 'beta', text: 'puffin' })]);
       await index.purge(CAT_A);

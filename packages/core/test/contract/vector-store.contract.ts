@@ -245,6 +245,19 @@ export function describeVectorStoreFamilyContract(
       expect((await family.collections()).map((c) => c.dims).sort((a, b) => a - b)).toEqual([CONTRACT_DIMS, WIDE]);
     });
 
+    it('deletes one page of one version from every width; a dry run counts it and deletes nothing', async () => {
+      await writeBothWidths(family);
+      expect(await family.deleteResource(CAT_A, 1, 'res-w1', true)).toBe(1);
+      expect(await family.open(WIDE).countVersion(CAT_A, 1)).toBe(3);
+      expect(await family.deleteResource(CAT_A, 1, 'res-w1', false)).toBe(1);
+      expect(await family.open(WIDE).countVersion(CAT_A, 1)).toBe(2);
+      expect(await family.deleteResource(CAT_A, 1, 'res-n1', false)).toBe(1);
+      expect(await family.open(CONTRACT_DIMS).countVersion(CAT_A, 1)).toBe(1);
+      expect(await family.deleteResource(CAT_A, 1, 'res-n1', false)).toBe(0);
+      expect(await family.deleteResource(CAT_A, 2, 'res-n2', false)).toBe(0);
+      expect(await family.open(WIDE).countVersion(CAT_B, 1)).toBe(1);
+    });
+
     it('deletes a version from every width; a dry run counts what the delete removes', async () => {
       await writeBothWidths(family);
       await family.close();
