@@ -150,6 +150,19 @@ describe('greenfinger serve over HTTP', () => {
     expect((await api('GET', '/v2/search?q=json%20dumps&catalog=python')).status).toBe(404);
   });
 
+  it('a second server on the same port stops at start in one line, exit 2', () => {
+    const port = new URL(base).port;
+    const r = spawnSync(process.execPath, [bin, 'serve', '--port', port], {
+      env: env(),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/--port: 127\.0\.0\.1:\d+ is already in use — choose another/),
+    ]);
+  });
+
   it('closes on SIGTERM with exit code 0', async () => {
     const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));
     server.kill('SIGTERM');

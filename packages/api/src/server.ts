@@ -1,4 +1,4 @@
-import type { Greenfinger } from '@greenfinger/core';
+import { ConfigError, type Greenfinger } from '@greenfinger/core';
 import type { FastifyInstance } from 'fastify';
 import { type ApiOptions, buildApp } from './app.js';
 import { ADD_USER_HINT } from './auth/auth.js';
@@ -28,7 +28,12 @@ export async function startServer(gf: Greenfinger, options: ServeOptions = {}): 
   const app = await buildApp(gf, options);
   const host = options.host ?? gf.settings.serverHost;
   const port = options.port ?? gf.settings.serverPort;
-  await app.listen({ host, port });
+  try {
+    await app.listen({ host, port });
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    throw listenError(err, host, port);
+  }
   const address = app.server.address();
   const bound = typeof address === 'object' && address ? address.port : port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
@@ -44,4 +49,35 @@ export async function startServer(gf: Greenfinger, options: ServeOptions = {}): 
     return closing;
   };
   return { app, url, notes, close };
+}
+
+/** A port taken or refused, or an address this machine does not have: one line naming the setting and the fix. */
+function listenError(err: unknown, host: string, port: number): unknown {
+  const code = (err as NodeJS.ErrnoException).code;
+  const where = `${host}:${port}`;
+  if (code === 'EADDRINUSE') {
+    return new ConfigError(
+      '--port',
+      `${where} is already in use`,
+      'choose another with --port N (or GF_SERVER_PORT), or stop what listens there',
+      err,
+    );
+  }
+  if (code === 'EACCES') {
+    return new ConfigError(
+      '--port',
+      `this user may not listen on ${where}`,
+      'choose a port above 1023 with --port N (or GF_SERVER_PORT)',
+      err,
+    );
+  }
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+    return new ConfigError(
+      '--host',
+      `${host} is not an address of this machine`,
+      'use 127.0.0.1, 0.0.0.0 or an address the machine has (GF_SERVER_HOST)',
+      err,
+    );
+  }
+  return err;
 }
