@@ -1,9 +1,9 @@
 import type { ComponentFactory } from '../compose/component-factory.js';
 import type { RunContext } from '../compose/components.js';
 import { assembleCrawl, type CrawlParts, openFrontier } from '../compose/run-assembly.js';
+import { maskedSettings } from '../config.js';
 import type { CounterSnapshot } from '../engine/counters.js';
 import type { CrawlCoordinator } from '../engine/crawl-coordinator.js';
-import { maskedSettings } from '../config.js';
 import { CrawlEngine, type CrawlResult } from '../engine/crawl-engine.js';
 import { buildRunReport, reportStamp } from '../engine/run-report.js';
 import { CrawlerError } from '../errors.js';
