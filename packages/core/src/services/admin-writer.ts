@@ -31,10 +31,18 @@ export interface VersionDeletionResult {
  * method call. Crawl output never goes through here. Every operation takes plain data and is idempotent, so a
  * retried call is harmless.
  */
+/** What a person defines of a catalog; its versions and running state are the crawls' to change. */
+export type CatalogDefinitionFields = Pick<Catalog, 'name' | 'url' | 'startUrl' | 'settings'>;
+
 export interface AdminWriter {
   createCatalog(catalog: Catalog): Promise<Catalog>;
   /** Store a whole catalog row: its definition or its state (versions, running state). */
   saveCatalog(catalog: Catalog): Promise<Catalog>;
+  /**
+   * Store a catalog's definition (name, url, start url, settings) onto its latest row, leaving its versions and running
+   * state as they are now: an edit made while a crawl runs never undoes the crawl's publish.
+   */
+  updateDefinition(catalogId: string, definition: CatalogDefinitionFields): Promise<Catalog>;
   deleteCatalog(catalogId: string): Promise<boolean>;
   /** Mark a catalog running (with the version it writes) or idle. */
   setRunningState(catalogId: string, state: RunningState, indexVersion?: number): Promise<Catalog>;
@@ -74,6 +82,8 @@ export interface AdminWriter {
 /** The administrative writer of one node: every write is a method call on this node's stores. */
 export class LocalAdminWriter implements AdminWriter {
   readonly #f: ComponentFactory;
+  /** The read-then-write operations of each catalog, one after the other (the last one queued, by catalog id). */
+  readonly #queues = new Map<string, Promise<unknown>>();
 
   constructor(factory: ComponentFactory) {
     this.#f = factory;
@@ -98,24 +108,54 @@ export class LocalAdminWriter implements AdminWriter {
     return catalog;
   }
 
-  async saveCatalog(catalog: Catalog): Promise<Catalog> {
+  saveCatalog(catalog: Catalog): Promise<Catalog> {
+    return this.#serial(catalog.id, () => this.#save(catalog));
+  }
+
+  updateDefinition(catalogId: string, definition: CatalogDefinitionFields): Promise<Catalog> {
+    return this.#serial(catalogId, async () => {
+      const { name, url, startUrl, settings } = definition;
+      return this.#save({ ...(await this.#get(catalogId)), name, url, startUrl, settings });
+    });
+  }
+
+  async #save(catalog: Catalog): Promise<Catalog> {
     const saved = { ...catalog, updatedAt: new Date().toISOString() };
     await (await this.#store()).update(saved);
     return saved;
+  }
+
+  /** Run `work` after every earlier read-then-write of the catalog has settled, so none overwrites another's field. */
+  #serial<T>(catalogId: string, work: () => Promise<T>): Promise<T> {
+    const before = this.#queues.get(catalogId) ?? Promise.resolve();
+    const result = before.then(work, work);
+    const settled = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#queues.set(catalogId, settled);
+    void settled.then(() => {
+      if (this.#queues.get(catalogId) === settled) this.#queues.delete(catalogId);
+    });
+    return result;
   }
 
   async deleteCatalog(catalogId: string): Promise<boolean> {
     return (await this.#store()).delete(catalogId);
   }
 
-  async setRunningState(catalogId: string, state: RunningState, indexVersion?: number): Promise<Catalog> {
-    const latest = await this.#get(catalogId);
-    return this.saveCatalog({ ...latest, runningState: state, indexVersion: indexVersion ?? latest.indexVersion });
+  setRunningState(catalogId: string, state: RunningState, indexVersion?: number): Promise<Catalog> {
+    return this.#serial(catalogId, async () => {
+      const latest = await this.#get(catalogId);
+      return this.#save({ ...latest, runningState: state, indexVersion: indexVersion ?? latest.indexVersion });
+    });
   }
 
   async publish(catalogId: string, version: number): Promise<Catalog> {
-    const latest = await this.#get(catalogId);
-    const after = await this.saveCatalog({ ...latest, searchVersion: Math.max(latest.searchVersion, version) });
+    const after = await this.#serial(catalogId, async () => {
+      const latest = await this.#get(catalogId);
+      return this.#save({ ...latest, searchVersion: Math.max(latest.searchVersion, version) });
+    });
     await this.#writeEntry(after, after.searchVersion);
     await this.prune(after);
     return after;
@@ -147,7 +187,7 @@ export class LocalAdminWriter implements AdminWriter {
     if (deletion.dryRun || results.some((r) => r.error)) return { results, searchVersion, purged: false };
     if (deletion.unserve) {
       searchVersion = -1;
-      await this.saveCatalog({ ...(await this.#get(catalogId)), searchVersion: -1 });
+      await this.#serial(catalogId, async () => this.#save({ ...(await this.#get(catalogId)), searchVersion: -1 }));
     }
     if (deletion.purge) {
       await this.#purge(catalogId);

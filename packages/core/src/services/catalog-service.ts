@@ -114,7 +114,7 @@ export class CatalogService {
           fix: 'pick another --name',
         });
     }
-    return this.#writer.saveCatalog(catalog);
+    return this.#writer.updateDefinition(catalog.id, catalog);
   }
 
   /**
