@@ -67,7 +67,7 @@ export async function buildApp(gf: Greenfinger, options: ApiOptions = {}): Promi
       info: {
         title: 'Greenfinger REST API',
         version: API_VERSION,
-        description: 'See docs/api.md. Sign in with POST /v2/login, then send Authorization: Bearer <token>.',
+        description: 'See docs/api.md. Sign in with POST /v2/login, then send the header `Authorization: Bearer TOKEN` with the token it answers.',
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
