@@ -20,6 +20,7 @@ import { resourceRoutes } from './routes/resource-routes.js';
 import { searchRoutes } from './routes/search-routes.js';
 import { systemRoutes } from './routes/system-routes.js';
 import { endAllStreams } from './sse.js';
+import { registerWeb } from './web.js';
 
 export { API_VERSION } from './api-version.js';
 
@@ -30,6 +31,8 @@ export interface ApiOptions {
   now?: () => number;
   /** Serve the page at `/`. @default the GF_API_WEB setting */
   web?: boolean;
+  /** The folder the page is served from. @default packages/web/dist */
+  webRoot?: string;
 }
 
 /**
@@ -55,7 +58,16 @@ export async function buildApp(gf: Greenfinger, options: ApiOptions = {}): Promi
   installErrorEnvelope(app);
   await app.register(helmet, {
     global: true,
-    contentSecurityPolicy: { directives: { defaultSrc: ["'self'"], imgSrc: ["'self'", 'data:', 'blob:'] } },
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:', 'blob:'],
+        // The page shows a stored html page in a sandboxed frame made from a blob (no scripts, opaque origin).
+        frameSrc: ["'self'", 'blob:'],
+        // serve speaks plain http: a browser reaching it by a LAN address would otherwise ask https for the page's files.
+        upgradeInsecureRequests: null,
+      },
+    },
   });
   const origins = gf.settings.corsOrigins
     .split(',')
@@ -67,7 +79,8 @@ export async function buildApp(gf: Greenfinger, options: ApiOptions = {}): Promi
       info: {
         title: 'Greenfinger REST API',
         version: API_VERSION,
-        description: 'See docs/api.md. Sign in with POST /v2/login, then send the header `Authorization: Bearer TOKEN` with the token it answers.',
+        description:
+          'See docs/api.md. Sign in with POST /v2/login, then send the header `Authorization: Bearer TOKEN` with the token it answers.',
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
@@ -89,10 +102,6 @@ export async function buildApp(gf: Greenfinger, options: ApiOptions = {}): Promi
   searchRoutes(app, ctx);
   resourceRoutes(app, ctx);
   jobRoutes(app, ctx);
-  if (options.web ?? gf.settings.apiWeb) {
-    app.get('/', { config: { access: 'open' }, schema: { hide: true } }, async (_req, reply) =>
-      reply.redirect('/v2/docs'),
-    );
-  }
+  if (options.web ?? gf.settings.apiWeb) await registerWeb(app, options.webRoot);
   return app;
 }

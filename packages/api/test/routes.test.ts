@@ -193,12 +193,12 @@ describe('every route: access, envelope, errors', () => {
 });
 
 describe('GF_API_WEB', () => {
-  it('true: / leads to the docs; false: REST only, / is a 404 in the envelope', async () => {
+  it('true: / is the page (web.test.ts has the details); false: REST only, / is a 404 in the envelope', async () => {
     const on = await openApiFixture();
     const off = await openApiFixture({ settings: { apiWeb: false } });
     try {
       const page = await on.call({ method: 'GET', url: '/' });
-      expect(page.statusCode).toBe(302);
+      expect(page.statusCode).not.toBe(404);
       const none = await off.call({ method: 'GET', url: '/' });
       expect(none.statusCode).toBe(404);
       expect(none.json()).toMatchObject({ success: false, data: null });
