@@ -1,47 +1,17 @@
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { catalogCommand } from './commands/catalog.js';
-import { controlCommands } from './commands/control.js';
-import { crawlCommand } from './commands/crawl.js';
-import { deleteCommand } from './commands/delete.js';
-import { replayCommand } from './commands/replay.js';
-import { searchCommand } from './commands/search.js';
-import { serveCommand } from './commands/serve.js';
-import { userCommand } from './commands/user.js';
-import { versionsCommand } from './commands/versions.js';
-import { whyCommand } from './commands/why.js';
-import { EXIT, type Io, processIo, reportError } from './io.js';
+import { Greenfinger } from '@greenfinger/core';
+import { Command, CommanderError, Option } from 'commander';
+import { addCommand, afterText, type CommandContext, type CommandSpec } from './command-spec.js';
+import { afterTextIn, commandsIn, GROUPS } from './command-table.js';
+import { commandLogger, EXIT, type Io, processIo, reportError } from './io.js';
 
 export const VERSION = '0.1.0';
 
-export function intArg(name: string, min: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (value.trim() === '' || !Number.isInteger(n) || n < min)
-      throw new InvalidArgumentError(`${name} must be a whole number ≥ ${min}, got "${value}"`);
-    return n;
-  };
-}
+export { intArg, listArg, numberArg } from './args.js';
 
-export function numberArg(name: string, min: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (value.trim() === '' || !Number.isFinite(n) || n < min)
-      throw new InvalidArgumentError(`${name} must be a number ≥ ${min}, got "${value}"`);
-    return n;
-  };
-}
-
-/** Repeatable, comma-separated list options. */
-export function listArg(value: string, previous: string[] = []): string[] {
-  return [
-    ...previous,
-    ...value
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
-  ];
-}
-
+/**
+ * The one-line CLI, built from the command table: each command with a `cli` path, its options and help, running its
+ * handler over a Greenfinger opened for it (on first use) and closed after.
+ */
 export function buildProgram(io: Io, setCode: (code: number) => void): Command {
   const program = new Command('greenfinger')
     .description('Crawl a site into a searchable, versioned collection, and search it by words or by meaning.')
@@ -65,17 +35,52 @@ export function buildProgram(io: Io, setCode: (code: number) => void): Command {
     'after',
     '\nExamples:\n  greenfinger crawl --url https://docs.example.com/\n  greenfinger search "json dumps" --mode words\n  greenfinger help crawl',
   );
-  crawlCommand(program, io, setCode);
-  searchCommand(program, io, setCode);
-  replayCommand(program, io, setCode);
-  deleteCommand(program, io, setCode);
-  versionsCommand(program, io, setCode);
-  catalogCommand(program, io, setCode);
-  controlCommands(program, io, setCode);
-  whyCommand(program, io, setCode);
-  userCommand(program, io, setCode);
-  serveCommand(program, io, setCode);
+  const groups = new Map<string, Command>();
+  for (const spec of commandsIn('cli')) {
+    const words = (spec.cli ?? '').split(' ');
+    const name = words.pop() ?? '';
+    let parent = program;
+    const group = words[0];
+    if (group) {
+      let cmd = groups.get(group);
+      if (!cmd) {
+        const g = GROUPS.find((x) => x.name === group);
+        cmd = program.command(group).description(g?.summary ?? '');
+        if (g) cmd.addHelpText('after', afterText(g, 'cli'));
+        groups.set(group, cmd);
+      }
+      parent = cmd;
+    }
+    addCommand(parent, spec, name, 'cli', afterTextIn(spec, 'cli'), async (args, opts) => {
+      setCode(await runOnce(spec, io, args, opts));
+    });
+  }
   return program;
+}
+
+/** One command of the one-line CLI: a Greenfinger opened on first use, an error in one line, the store closed. */
+async function runOnce(spec: CommandSpec, io: Io, args: string[], opts: Record<string, unknown>): Promise<number> {
+  let gf: Greenfinger | undefined;
+  const data = opts.data as string | undefined;
+  const ctx: CommandContext = {
+    io,
+    mode: 'cli',
+    signal: new AbortController().signal,
+    gf: async (toFile = false) => {
+      gf ??= await Greenfinger.open({
+        settings: { dataStore: data },
+        log: commandLogger(data, { verbose: opts.verbose === true, toFile }),
+      });
+      return gf;
+    },
+  };
+  try {
+    return await spec.run(ctx, args, opts);
+  } catch (err) {
+    return reportError(io, err);
+  } finally {
+    await gf?.close();
+  }
 }
 
 /** Parse and run; returns the exit code. */

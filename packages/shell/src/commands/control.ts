@@ -1,77 +1,81 @@
-import { Greenfinger, type RunStatus } from '@greenfinger/core';
-import type { Command } from 'commander';
-import { commandLogger, EXIT, type Io, reportError } from '../io.js';
+import type { Greenfinger, Job, RunStatus } from '@greenfinger/core';
+import { type CommandContext, type CommandSpec, defineCommand } from '../command-spec.js';
+import { EXIT } from '../io.js';
+import { dataOption, jsonOption } from './options.js';
+import { type CatalogRefOptions, catalogRefOf } from './versions.js';
 
-interface RefOptions {
-  id?: string;
-  name?: string;
-  url?: string;
-  data?: string;
+interface StatusOptions {
   json?: boolean;
+  all?: boolean;
 }
 
-/** `pause` and `status`: control runs in other processes through the run locks in system/locks. */
-export function controlCommands(program: Command, io: Io, setCode: (code: number) => void): void {
-  program
-    .command('pause')
-    .description('Stop a running crawl gracefully: pages in flight finish, the frontier is kept, nothing is published.')
-    .option('--id <id>', 'the catalog with this id')
-    .option('--name <name>', 'the catalog with this name')
-    .option('--url <url>', 'the catalog with this url')
-    .option('--data <dir>', 'data root (default ./data or GF_DATA_STORE)')
-    .option('--json', 'print exactly one JSON document')
-    .addHelpText(
-      'after',
-      '\nContinue later with resume.\n\nExamples:\n  greenfinger pause --name docs\n  greenfinger resume --name docs',
-    )
-    .action(async (opts: RefOptions) => {
-      setCode(
-        await withGf(opts, io, async (gf) => {
-          const { catalog, pid } = await gf.crawler.pause({ id: opts.id, name: opts.name, url: opts.url });
-          if (opts.json)
-            io.out(`${JSON.stringify({ catalogId: catalog.id, catalog: catalog.name, pid, paused: true })}\n`);
+const n = (v: number): string => v.toLocaleString('en-US');
+
+/** `pause` and `status`: runs of this prompt's jobs, and of other processes through the run locks in system/locks. */
+export const CONTROL_COMMANDS: CommandSpec[] = [
+  defineCommand<CatalogRefOptions>({
+    cli: 'pause',
+    prompt: 'pause',
+    summary: 'Stop a running crawl gracefully: pages in flight finish, the frontier is kept, nothing is published.',
+    options: [
+      { flags: '--id <id>', description: 'the catalog with this id' },
+      { flags: '--name <name>', description: 'the catalog with this name' },
+      { flags: '--url <url>', description: 'the catalog with this url' },
+      dataOption(),
+      jsonOption('print exactly one JSON document'),
+    ],
+    details: 'Continue later with resume.',
+    examples: ['greenfinger pause --name docs', 'greenfinger resume --name docs'],
+    run: async (ctx, _args, opts) => {
+      const gf = await ctx.gf();
+      const { io } = ctx;
+      if (ctx.session) {
+        const ref = catalogRefOf(opts, io, 'pause');
+        if (!ref) return EXIT.usage;
+        const catalog = await (await gf.catalogs()).get(ref);
+        if (gf.jobs.running(catalog.id)) {
+          const job = await gf.jobs.stop({ id: catalog.id });
+          if (opts.json) io.out(`${JSON.stringify(job)}\n`);
           else
-            io.out(`paused "${catalog.name}" (process ${pid}); continue with: greenfinger resume --id ${catalog.id}\n`);
+            io.out(
+              `paused "${catalog.name}" (job ${job.jobId}, ${job.state}); continue with: resume --id ${catalog.id}\n`,
+            );
           return EXIT.ok;
-        }),
-      );
-    });
-
-  program
-    .command('status')
-    .description('What runs now on this data store, with live counters.')
-    .option('--data <dir>', 'data root (default ./data or GF_DATA_STORE)')
-    .option(
-      '--json',
-      'print exactly one JSON document: [{catalogId, catalog, action, version, pid, since, counters, queued}]',
-    )
-    .addHelpText('after', '\nExamples:\n  greenfinger status\n  greenfinger status --json')
-    .action(async (opts: RefOptions) => {
-      setCode(
-        await withGf(opts, io, async (gf) => {
-          const runs = await gf.crawler.status();
-          if (opts.json) io.out(`${JSON.stringify(runs)}\n`);
-          else io.out(formatStatus(runs));
-          return EXIT.ok;
-        }),
-      );
-    });
-}
-
-async function withGf(opts: RefOptions, io: Io, fn: (gf: Greenfinger) => Promise<number>): Promise<number> {
-  let gf: Greenfinger | undefined;
-  try {
-    gf = await Greenfinger.open({
-      settings: { dataStore: opts.data },
-      log: commandLogger(opts.data, { toFile: false }),
-    });
-    return await fn(gf);
-  } catch (err) {
-    return reportError(io, err);
-  } finally {
-    await gf?.close();
-  }
-}
+        }
+      }
+      const { catalog, pid } = await gf.crawler.pause({ id: opts.id, name: opts.name, url: opts.url });
+      if (opts.json) io.out(`${JSON.stringify({ catalogId: catalog.id, catalog: catalog.name, pid, paused: true })}\n`);
+      else io.out(`paused "${catalog.name}" (process ${pid}); continue with: greenfinger resume --id ${catalog.id}\n`);
+      return EXIT.ok;
+    },
+  }),
+  defineCommand<StatusOptions>({
+    cli: 'status',
+    prompt: 'status',
+    summary: 'What runs now on this data store, with live counters.',
+    options: [
+      dataOption(),
+      jsonOption(
+        'print exactly one JSON document: [{catalogId, catalog, action, version, pid, since, counters, queued}]',
+      ),
+      { flags: '--all', description: 'also the jobs of this prompt that ended', promptOnly: true },
+    ],
+    examples: ['greenfinger status', 'greenfinger status --json'],
+    promptExamples: [
+      'status          # live counters of the crawls running in the background, once a second; q then Return detaches',
+      'status --all    # also the jobs of this session that ended',
+      'status --json',
+    ],
+    run: async (ctx, _args, opts) => {
+      const gf = await ctx.gf();
+      if (ctx.session) return promptStatus(ctx, gf, opts);
+      const runs = await gf.crawler.status();
+      if (opts.json) ctx.io.out(`${JSON.stringify(runs)}\n`);
+      else ctx.io.out(formatStatus(runs));
+      return EXIT.ok;
+    },
+  }),
+];
 
 function formatStatus(runs: RunStatus[]): string {
   if (runs.length === 0) return 'nothing is running\n';
@@ -84,4 +88,88 @@ function formatStatus(runs: RunStatus[]): string {
       return `${r.catalog ?? r.catalogId} ${r.action ?? 'crawl'} v${r.version ?? '?'} (process ${r.pid}, since ${r.since})${counts}`;
     })
     .join('\n')}\n`;
+}
+
+const live = (j: Job) => j.state === 'running' || j.state === 'queued';
+
+/**
+ * In the prompt: on a terminal, while jobs of this session run, the live view (redrawn once a second until `q`
+ * Return, Ctrl-C or their end); otherwise the jobs once, and the runs of other processes.
+ */
+async function promptStatus(ctx: CommandContext, gf: Greenfinger, opts: StatusOptions): Promise<number> {
+  const { io } = ctx;
+  const jobs = gf.jobs.list().filter((j) => opts.all || live(j));
+  const others = (await gf.crawler.status()).filter((r) => r.pid !== process.pid);
+  if (opts.json) {
+    io.out(`${JSON.stringify({ jobs, others })}\n`);
+    return EXIT.ok;
+  }
+  if (ctx.session?.interactive && jobs.some(live)) return liveView(ctx, gf);
+  if (jobs.length === 0 && others.length === 0) {
+    io.out(opts.all ? 'no jobs in this session, and nothing else is running\n' : 'nothing is running\n');
+    return EXIT.ok;
+  }
+  io.out(jobs.map((j) => `${jobLines(j).join('\n')}\n`).join(''));
+  if (others.length > 0) io.out(formatStatus(others));
+  return EXIT.ok;
+}
+
+/** A job's counters in two lines: progress, then where the drops went by outcome. */
+export function jobLines(j: Job): string[] {
+  const c = j.counters;
+  const head = `${j.catalog} · ${j.action} v${j.version ?? '?'} · ${j.state}`;
+  if (!c) return [j.error ? `${head} — ${j.error.message}` : head];
+  const lines = [
+    `${head} · saved ${n(c.saved)} · images ${n(c.images)} · dispatched ${n(c.dispatched)} · handled ${n(c.handled)} · ` +
+      `queued ${n(j.queued)} · ${j.pagesPerSecond.toFixed(1)} pages/s · ${Math.round(c.elapsedMs / 1000)}s`,
+  ];
+  const drops: Array<[string, number]> = [
+    ...Object.entries(c.rejected).map(([k, v]): [string, number] => [k.replace(/^REJECTED_/, '').toLowerCase(), v]),
+  ];
+  if (c.unreachable) drops.push(['unreachable', c.unreachable]);
+  if (c.failures) drops.push(['failed', c.failures]);
+  drops.sort((a, b) => b[1] - a[1]);
+  lines.push(`  drops: ${drops.length ? drops.map(([k, v]) => `${k} ${n(v)}`).join(' · ') : 'none'}`);
+  if (j.error) lines.push(`  ${j.error.message}`);
+  return lines;
+}
+
+/** The live view: the running jobs redrawn in place once a second; `q` then Return (or Ctrl-C) detaches. */
+async function liveView(ctx: CommandContext, gf: Greenfinger): Promise<number> {
+  const { io } = ctx;
+  const session = ctx.session;
+  if (!session) return EXIT.ok;
+  const watched = new Set(
+    gf.jobs
+      .list()
+      .filter(live)
+      .map((j) => j.jobId),
+  );
+  const detach = new AbortController();
+  let drawn = 0;
+  const draw = () => {
+    const jobs = gf.jobs.list().filter((j) => watched.has(j.jobId));
+    const lines = jobs.flatMap(jobLines);
+    io.out(`${drawn > 0 ? `\u001b[${drawn}F\u001b[J` : ''}${lines.join('\n')}\n`);
+    drawn = lines.length;
+    if (!jobs.some(live)) detach.abort();
+  };
+  io.out('live view, once a second — q then Return detaches (the crawl goes on; status attaches again)\n');
+  draw();
+  const timer = setInterval(draw, 1000);
+  const stop = () => detach.abort();
+  ctx.signal.addEventListener('abort', stop);
+  try {
+    while (!detach.signal.aborted) {
+      const line = await session.ask('', detach.signal);
+      if (line === undefined || line.trim().toLowerCase() === 'q') break;
+    }
+  } finally {
+    clearInterval(timer);
+    ctx.signal.removeEventListener('abort', stop);
+  }
+  const ended = gf.jobs.list().filter((j) => watched.has(j.jobId) && !live(j));
+  for (const j of ended) io.out(`${j.catalog}: ${j.action} ${j.state}${j.error ? ` — ${j.error.message}` : ''}\n`);
+  if (ended.length < watched.size) io.out('detached; the crawl goes on in the background — status attaches again\n');
+  return EXIT.ok;
 }

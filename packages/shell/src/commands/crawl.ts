@@ -2,15 +2,23 @@ import {
   type CrawlProgress,
   type CrawlVerb,
   envDataStore,
-  Greenfinger,
+  type Greenfinger,
+  type Job,
   loadSettings,
   probeDataRoot,
   type RunReport,
 } from '@greenfinger/core';
-import type { Command } from 'commander';
+import { type CommandContext, type CommandSpec, defineCommand, type OptionSpec } from '../command-spec.js';
 import { explainNothingSaved, formatProgress, formatSummary } from '../format.js';
-import { commandLogger, EXIT, type Io, reportError } from '../io.js';
-import { type SettingsOptions, settingsOf, settingsOptions } from './options.js';
+import { EXIT, type Io, reportError } from '../io.js';
+import {
+  dataOption,
+  jsonOption,
+  SETTINGS_OPTIONS,
+  type SettingsOptions,
+  settingsOf,
+  verboseOption,
+} from './options.js';
 
 interface CrawlOptions extends SettingsOptions {
   refresh?: boolean;
@@ -61,52 +69,110 @@ const VERBS: Array<{ verb: CrawlVerb; summary: string; help: string; example: st
   },
 ];
 
-export function crawlCommand(program: Command, io: Io, setCode: (code: number) => void): void {
-  for (const { verb, summary, help, example } of VERBS) {
-    const cmd = program
-      .command(verb)
-      .description(summary)
-      .option(
-        '--url <url>',
-        verb === 'crawl' ? 'the site: identity and boundary of the catalog' : 'the catalog with this url',
-      )
-      .option('--name <name>', verb === 'crawl' ? 'catalog name (default: the host)' : 'the catalog with this name')
-      .option('--id <id>', 'the catalog with this id');
-    if (verb === 'crawl')
-      cmd.option('--start-url <url>', 'where fetching begins; must sit under --url (default: --url)');
-    if (verb === 'update') cmd.option('--refresh', 'also revisit the pages held (= merge)');
-    settingsOptions(cmd)
-      .option('--data <dir>', 'data root holding system/ and user/ (default ./data or GF_DATA_STORE)')
-      .option('--json', 'print exactly one JSON document: the run report')
-      .option(
-        '--force-publish',
-        'publish even a version with far fewer pages than the one serving (see --min-publish-ratio)',
-      )
-      .option('--verbose', 'write the JSON log to stderr instead of data/system/logs')
-      .addHelpText(
-        'after',
-        `\n${help}\nA run that ends normally (frontier drained, --max-pages or --duration reached) publishes its version;\n` +
-          'Ctrl-C (or `greenfinger pause`) stops gracefully and publishes nothing — continue with resume.\n' +
-          'A run whose site did not answer, whose robots.txt answered 5xx, that saved nothing, or whose version holds\n' +
-          'far fewer pages than the one serving (--min-publish-ratio) publishes nothing; the served version keeps serving.\n' +
-          'Exit code 1 when nothing was published or saved (0 for an update or merge that found nothing changed),\n' +
-          '2 for wrong use, 130 after Ctrl-C (the process ends within GF_STOP_DEADLINE_MS of it).\n\nExamples:\n' +
-          example,
-      )
-      .action(async (opts: CrawlOptions) => {
-        const action: CrawlVerb = verb === 'update' && opts.refresh ? 'merge' : verb;
-        setCode(await runCrawl(action, opts, io));
-      });
-  }
+function crawlOptions(verb: CrawlVerb): OptionSpec[] {
+  return [
+    {
+      flags: '--url <url>',
+      description: verb === 'crawl' ? 'the site: identity and boundary of the catalog' : 'the catalog with this url',
+    },
+    {
+      flags: '--name <name>',
+      description: verb === 'crawl' ? 'catalog name (default: the host)' : 'the catalog with this name',
+    },
+    { flags: '--id <id>', description: 'the catalog with this id' },
+    ...(verb === 'crawl'
+      ? [{ flags: '--start-url <url>', description: 'where fetching begins; must sit under --url (default: --url)' }]
+      : []),
+    ...(verb === 'update' ? [{ flags: '--refresh', description: 'also revisit the pages held (= merge)' }] : []),
+    ...SETTINGS_OPTIONS,
+    dataOption('data root holding system/ and user/ (default ./data or GF_DATA_STORE)'),
+    jsonOption('print exactly one JSON document: the run report'),
+    {
+      flags: '--force-publish',
+      description: 'publish even a version with far fewer pages than the one serving (see --min-publish-ratio)',
+    },
+    verboseOption('write the JSON log to stderr instead of data/system/logs'),
+  ];
 }
 
-async function runCrawl(action: CrawlVerb, opts: CrawlOptions, io: Io): Promise<number> {
-  if (!opts.url && !opts.id && !opts.name) {
-    io.err(
-      `greenfinger: ${action} needs a catalog — give ${action === 'crawl' ? '--url <site> (creates it) or ' : ''}--id, --name or --url of an existing one\n`,
+/** crawl, update, merge, rebuild, resume: in the foreground on the one-line CLI, as a background job in the prompt. */
+export const CRAWL_COMMANDS: CommandSpec[] = VERBS.map(({ verb, summary, help, example }) =>
+  defineCommand<CrawlOptions>({
+    cli: verb,
+    prompt: verb,
+    summary,
+    options: crawlOptions(verb),
+    details:
+      `${help}\nA run that ends normally (frontier drained, --max-pages or --duration reached) publishes its version;\n` +
+      'Ctrl-C (or `greenfinger pause`) stops gracefully and publishes nothing — continue with resume.\n' +
+      'A run whose site did not answer, whose robots.txt answered 5xx, that saved nothing, or whose version holds\n' +
+      'far fewer pages than the one serving (--min-publish-ratio) publishes nothing; the served version keeps serving.\n' +
+      'Exit code 1 when nothing was published or saved (0 for an update or merge that found nothing changed),\n' +
+      '2 for wrong use, 130 after Ctrl-C (the process ends within GF_STOP_DEADLINE_MS of it).',
+    examples: example.split('\n').map((line) => line.trim()),
+    promptExamples: [
+      ...example.split('\n').map((line) => line.trim().replace(/^greenfinger /, '')),
+      'status        # the live view of the crawl running in the background; q then Return detaches',
+    ],
+    run: async (ctx, _args, opts) => {
+      const action: CrawlVerb = verb === 'update' && opts.refresh ? 'merge' : verb;
+      return ctx.session ? startJob(action, opts, ctx) : runCrawl(action, opts, ctx);
+    },
+  }),
+);
+
+/** The catalog a crawl verb needs, or one line saying what to give (exit 2). */
+function needsCatalog(action: CrawlVerb, opts: CrawlOptions, io: Io): boolean {
+  if (opts.url || opts.id || opts.name) return false;
+  io.err(
+    `greenfinger: ${action} needs a catalog — give ${action === 'crawl' ? '--url <site> (creates it) or ' : ''}--id, --name or --url of an existing one\n`,
+  );
+  return true;
+}
+
+/**
+ * In the prompt: the run starts in the background of the prompt's Greenfinger (a job). On a terminal the prompt
+ * comes back at once (`status` watches it); not on one (a script) the job is waited for and its summary printed, so
+ * the next line sees what it wrote.
+ */
+async function startJob(action: CrawlVerb, opts: CrawlOptions, ctx: CommandContext): Promise<number> {
+  const { io } = ctx;
+  if (needsCatalog(action, opts, io)) return EXIT.usage;
+  const gf = await ctx.gf();
+  const job = await gf.jobs.start({
+    action,
+    url: opts.url,
+    startUrl: opts.startUrl,
+    name: opts.name,
+    id: opts.id,
+    settings: settingsOf(opts),
+    forcePublish: opts.forcePublish,
+  });
+  if (ctx.session?.interactive) {
+    io.out(
+      `${action} of "${job.catalog}" version ${job.version ?? '?'} runs in the background (job ${job.jobId})\n` +
+        `  status watches it (q then Return detaches) · pause --name "${job.catalog}" stops it so resume can continue\n`,
     );
-    return EXIT.usage;
+    return EXIT.ok;
   }
+  const ended = await new Promise<Job>((resolve) => {
+    const stop = gf.jobs.subscribe({ jobId: job.jobId }, (e) => {
+      if (e.type !== 'end') return;
+      stop();
+      resolve(e.job);
+    });
+  });
+  if (!ended.report || !('ending' in ended.report)) {
+    io.err(`greenfinger: ${ended.error?.message ?? `the ${action} failed`}\n`);
+    return EXIT.failed;
+  }
+  return reportRun(ended.report, opts, io, false);
+}
+
+/** On the one-line CLI: the run in the foreground, its progress line on a terminal, Ctrl-C stopping it gracefully. */
+async function runCrawl(action: CrawlVerb, opts: CrawlOptions, ctx: CommandContext): Promise<number> {
+  const { io } = ctx;
+  if (needsCatalog(action, opts, io)) return EXIT.usage;
   let gf: Greenfinger | undefined;
   const controller = new AbortController();
   let interrupts = 0;
@@ -136,8 +202,7 @@ async function runCrawl(action: CrawlVerb, opts: CrawlOptions, io: Io): Promise<
     const settings = settingsOf(opts);
     // Before the log file or any store: a data root that is read-only, full or a file fails here, in one line.
     probeDataRoot(opts.data ?? envDataStore());
-    const log = commandLogger(opts.data, { verbose: opts.verbose, toFile: true });
-    gf = await Greenfinger.open({ settings: { dataStore: opts.data }, log });
+    gf = await ctx.gf(true);
     const report: RunReport = await gf.crawler.crawl({
       action,
       url: opts.url,
@@ -163,33 +228,37 @@ async function runCrawl(action: CrawlVerb, opts: CrawlOptions, io: Io): Promise<
           : undefined,
     });
     if (progressShown) io.err('\n');
-    if (opts.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
-    else io.out(formatSummary(report));
-    if (controller.signal.aborted) return EXIT.interrupted;
-    const withheld = report.ending.withheld;
-    if (withheld && withheld.cause !== 'nothing-saved') {
-      io.err(`greenfinger: ${withheld.line}\n`);
-      return EXIT.failed;
-    }
-    if (report.ending.reason === 'error') {
-      io.err(`greenfinger: ${report.ending.note ?? 'the crawl stopped on an error; nothing was published'}\n`);
-      return EXIT.failed;
-    }
-    if (report.produced.saved > 0) return EXIT.ok;
-    if (nothingChanged(report)) {
-      if (!opts.json) io.err(`${report.ending.note}\n`);
-      return EXIT.ok;
-    }
-    io.err(`greenfinger: ${explainNothingSaved(report)}\n`);
-    return EXIT.failed;
+    return reportRun(report, opts, io, controller.signal.aborted);
   } catch (err) {
     if (progressShown) io.err('\n');
     return reportError(io, err);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    await gf?.close();
   }
+}
+
+/** The summary (or the JSON report) and the exit code a run earned, with one line saying why when it failed. */
+function reportRun(report: RunReport, opts: CrawlOptions, io: Io, interrupted: boolean): number {
+  if (opts.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
+  else io.out(formatSummary(report));
+  if (interrupted) return EXIT.interrupted;
+  const withheld = report.ending.withheld;
+  if (withheld && withheld.cause !== 'nothing-saved') {
+    io.err(`greenfinger: ${withheld.line}\n`);
+    return EXIT.failed;
+  }
+  if (report.ending.reason === 'error') {
+    io.err(`greenfinger: ${report.ending.note ?? 'the crawl stopped on an error; nothing was published'}\n`);
+    return EXIT.failed;
+  }
+  if (report.produced.saved > 0) return EXIT.ok;
+  if (nothingChanged(report)) {
+    if (!opts.json) io.err(`${report.ending.note}\n`);
+    return EXIT.ok;
+  }
+  io.err(`greenfinger: ${explainNothingSaved(report)}\n`);
+  return EXIT.failed;
 }
 
 /** How long a stop may take after the first signal: GF_STOP_DEADLINE_MS (the settings, once read). */

@@ -1,6 +1,7 @@
 import type { CatalogSettings, OutputLayer } from '@greenfinger/core';
-import { type Command, InvalidArgumentError, Option } from 'commander';
-import { intArg, listArg, numberArg } from '../program.js';
+import { InvalidArgumentError } from 'commander';
+import { intArg, listArg, numberArg } from '../args.js';
+import type { OptionSpec } from '../command-spec.js';
 
 /** A number from 0 to 1 (a share); the error names the flag. */
 function ratioArg(name: string) {
@@ -59,65 +60,113 @@ export interface SettingsOptions {
   contentDedup?: string;
 }
 
-export function settingsOptions(command: Command): Command {
-  return command
-    .option('--depth <n>', 'link depth from the start url, -1 = unlimited', intArg('--depth', -1))
-    .option('--max-pages <n>', 'end normally (and publish) after this many saved pages', intArg('--max-pages', 1))
-    .option('--duration <minutes>', 'end normally (and publish) after this many minutes', numberArg('--duration', 0.01))
-    .option('--interval <ms>', 'minimum milliseconds between two requests to one host', intArg('--interval', 0))
-    .option('--threads <n>', 'pages in flight at once', intArg('--threads', 1))
-    .option('--host-concurrency <n>', 'requests in flight at once to one host', intArg('--host-concurrency', 1))
-    .option('--include <pattern>', 'only paths matching this glob (repeatable, comma list)', listArg)
-    .option('--exclude <pattern>', 'skip paths matching this glob (repeatable, comma list)', listArg)
-    .option('--outputs <layers>', 'output layers: file+index+vector (file is always on)')
-    .addOption(new Option('--images', 'keep the pictures pages show'))
-    .addOption(new Option('--no-images', 'keep no pictures'))
-    .addOption(new Option('--robots', 'obey robots.txt'))
-    .addOption(new Option('--no-robots', 'ignore robots.txt (only for sites you own)'))
-    .addOption(new Option('--sitemap', 'read the sitemap'))
-    .addOption(new Option('--no-sitemap', 'do not read the sitemap'))
-    .option(
-      '--max-versions <n>',
-      'versions kept; the oldest beyond it are pruned after a publish',
-      intArg('--max-versions', 1),
-    )
-    .option(
-      '--min-publish-ratio <r>',
+/** The crawl settings as options: the same on `crawl`, the other verbs and `catalog create|update`. */
+export const SETTINGS_OPTIONS: OptionSpec[] = [
+  { flags: '--depth <n>', description: 'link depth from the start url, -1 = unlimited', parse: intArg('--depth', -1) },
+  {
+    flags: '--max-pages <n>',
+    description: 'end normally (and publish) after this many saved pages',
+    parse: intArg('--max-pages', 1),
+  },
+  {
+    flags: '--duration <minutes>',
+    description: 'end normally (and publish) after this many minutes',
+    parse: numberArg('--duration', 0.01),
+  },
+  {
+    flags: '--interval <ms>',
+    description: 'minimum milliseconds between two requests to one host',
+    parse: intArg('--interval', 0),
+  },
+  { flags: '--threads <n>', description: 'pages in flight at once', parse: intArg('--threads', 1) },
+  {
+    flags: '--host-concurrency <n>',
+    description: 'requests in flight at once to one host',
+    parse: intArg('--host-concurrency', 1),
+  },
+  {
+    flags: '--include <pattern>',
+    description: 'only paths matching this glob (repeatable, comma list)',
+    parse: listArg,
+  },
+  {
+    flags: '--exclude <pattern>',
+    description: 'skip paths matching this glob (repeatable, comma list)',
+    parse: listArg,
+  },
+  { flags: '--outputs <layers>', description: 'output layers: file+index+vector (file is always on)' },
+  { flags: '--images', description: 'keep the pictures pages show' },
+  { flags: '--no-images', description: 'keep no pictures' },
+  { flags: '--robots', description: 'obey robots.txt' },
+  { flags: '--no-robots', description: 'ignore robots.txt (only for sites you own)' },
+  { flags: '--sitemap', description: 'read the sitemap' },
+  { flags: '--no-sitemap', description: 'do not read the sitemap' },
+  {
+    flags: '--max-versions <n>',
+    description: 'versions kept; the oldest beyond it are pruned after a publish',
+    parse: intArg('--max-versions', 1),
+  },
+  {
+    flags: '--min-publish-ratio <r>',
+    description:
       "publish a rebuild, merge or resume only when it holds at least this share of the served version's pages (0 to 1, default 0.5)",
-      ratioArg('--min-publish-ratio'),
-    )
-    .option('--max-retries <n>', 'retries after a retryable fetch failure', intArg('--max-retries', 0))
-    .option(
-      '--max-consecutive-failures <n>',
-      'failures in a row after which a crawl ends unpublished',
-      intArg('--max-consecutive-failures', 1),
-    )
-    .option(
-      '--trap-duplicates <n>',
-      'duplicate pages of one host in a row after which their url shapes are refused as a trap',
-      intArg('--trap-duplicates', 1),
-    )
-    .option(
-      '--trap-pattern-urls <n>',
-      'urls at most per repeating-segment path pattern and per numeric sequence (calendar, ?page=N)',
-      intArg('--trap-pattern-urls', 1),
-    )
-    .option(
-      '--session-params <names>',
-      "the site's own session-id parameters, dropped from its urls (repeatable, comma list)",
-      listArg,
-    )
-    .option(
-      '--acceptors <names>',
+    parse: ratioArg('--min-publish-ratio'),
+  },
+  {
+    flags: '--max-retries <n>',
+    description: 'retries after a retryable fetch failure',
+    parse: intArg('--max-retries', 0),
+  },
+  {
+    flags: '--max-consecutive-failures <n>',
+    description: 'failures in a row after which a crawl ends unpublished',
+    parse: intArg('--max-consecutive-failures', 1),
+  },
+  {
+    flags: '--trap-duplicates <n>',
+    description: 'duplicate pages of one host in a row after which their url shapes are refused as a trap',
+    parse: intArg('--trap-duplicates', 1),
+  },
+  {
+    flags: '--trap-pattern-urls <n>',
+    description: 'urls at most per repeating-segment path pattern and per numeric sequence (calendar, ?page=N)',
+    parse: intArg('--trap-pattern-urls', 1),
+  },
+  {
+    flags: '--session-params <names>',
+    description: "the site's own session-id parameters, dropped from its urls (repeatable, comma list)",
+    parse: listArg,
+  },
+  {
+    flags: '--acceptors <names>',
+    description:
       'optional acceptors to run, by name (repeatable, comma list; default all; domain-scope and start-url-prefix always run)',
-      listArg,
-    )
-    .option('--fetcher <name>', 'the fetcher, by registered name (default http)')
-    .option('--content-extractor <name>', 'how text is taken from a page: html or readability (default html)')
-    .option(
-      '--content-dedup <name>',
-      'content dedup: sha256, simhash or a registered name (default: the node setting GF_CONTENT_DEDUP)',
-    );
+    parse: listArg,
+  },
+  { flags: '--fetcher <name>', description: 'the fetcher, by registered name (default http)' },
+  {
+    flags: '--content-extractor <name>',
+    description: 'how text is taken from a page: html or readability (default html)',
+  },
+  {
+    flags: '--content-dedup <name>',
+    description: 'content dedup: sha256, simhash or a registered name (default: the node setting GF_CONTENT_DEDUP)',
+  },
+];
+
+/** `--data DIR`: every command of the one-line CLI takes it; the prompt has the one it was opened on. */
+export function dataOption(description = 'data root (default ./data or GF_DATA_STORE)'): OptionSpec {
+  return { flags: '--data <dir>', description, cliOnly: true };
+}
+
+/** `--verbose`: the JSON log on stderr instead of data/system/logs (the one-line CLI only). */
+export function verboseOption(description = 'write the JSON log to stderr'): OptionSpec {
+  return { flags: '--verbose', description, cliOnly: true };
+}
+
+/** `--json` with what its one document is. */
+export function jsonOption(description: string): OptionSpec {
+  return { flags: '--json', description };
 }
 
 /** Only the settings given: an absent flag keeps what the catalog has. */

@@ -1,8 +1,8 @@
-import type { Greenfinger, ReplayLayer, ReplayReport } from '@greenfinger/core';
-import type { Command } from 'commander';
-import { EXIT, type Io, reportError } from '../io.js';
-import { intArg } from '../program.js';
-import { type CatalogRefOptions, catalogRefOf, catalogRefOptions, openGreenfinger, parseLayers } from './versions.js';
+import type { ReplayLayer, ReplayReport } from '@greenfinger/core';
+import { intArg } from '../args.js';
+import { type CommandContext, type CommandSpec, defineCommand } from '../command-spec.js';
+import { EXIT } from '../io.js';
+import { type CatalogRefOptions, catalogRefOf, catalogRefOptions, parseLayers } from './versions.js';
 
 interface ReplayOptions extends CatalogRefOptions {
   version?: number;
@@ -11,68 +11,63 @@ interface ReplayOptions extends CatalogRefOptions {
 
 const REPLAY_LAYERS: readonly ReplayLayer[] = ['file', 'index', 'vector'];
 
-export function replayCommand(program: Command, io: Io, setCode: (code: number) => void): void {
-  catalogRefOptions(
-    program
-      .command('replay')
-      .description(
-        'Rebuild output layers of a stored version: file refetches only missing pages and pictures; index and ' +
-          'vector are rebuilt from the files and fetch nothing.',
-      ),
-    'print exactly one JSON document: the replay report',
-  )
-    .option(
-      '--version <n>',
-      'the version to replay (default: the one search reads, else the one being written)',
-      intArg('--version', 0),
-    )
-    .requiredOption('--layers <layers>', 'layers to rebuild: file+index+vector (run in that order)')
-    .addHelpText(
-      'after',
-      '\nThe site is never crawled again: file fetches only the urls whose files are missing, from the urls the rows\n' +
-        'record; index and vector read the text back from the files. Replaying twice changes nothing (same ids).\n' +
-        'Replaying the served version rewrites its entry in user/index/catalogs.json, so search answers again.\n\n' +
-        'Examples:\n  greenfinger replay --name docs --layers index+vector     # after deleting user/index and user/vector\n' +
-        '  greenfinger replay --name docs --layers file --version 2 --json',
-    )
-    .action(async (opts: ReplayOptions) => {
-      setCode(await runReplay(opts, io));
-    });
-}
+export const REPLAY_COMMAND = defineCommand<ReplayOptions>({
+  cli: 'replay',
+  prompt: 'replay',
+  summary:
+    'Rebuild output layers of a stored version: file refetches only missing pages and pictures; index and ' +
+    'vector are rebuilt from the files and fetch nothing.',
+  options: [
+    ...catalogRefOptions('print exactly one JSON document: the replay report'),
+    {
+      flags: '--version <n>',
+      description: 'the version to replay (default: the one search reads, else the one being written)',
+      parse: intArg('--version', 0),
+    },
+    {
+      flags: '--layers <layers>',
+      description: 'layers to rebuild: file+index+vector (run in that order)',
+      required: true,
+    },
+  ],
+  details:
+    'The site is never crawled again: file fetches only the urls whose files are missing, from the urls the rows\n' +
+    'record; index and vector read the text back from the files. Replaying twice changes nothing (same ids).\n' +
+    'Replaying the served version rewrites its entry in user/index/catalogs.json, so search answers again.',
+  examples: [
+    'greenfinger replay --name docs --layers index+vector     # after deleting user/index and user/vector',
+    'greenfinger replay --name docs --layers file --version 2 --json',
+  ],
+  run: (ctx, _args, opts) => runReplay(ctx, opts),
+}) satisfies CommandSpec;
 
-async function runReplay(opts: ReplayOptions, io: Io): Promise<number> {
+async function runReplay(ctx: CommandContext, opts: ReplayOptions): Promise<number> {
+  const { io } = ctx;
   const ref = catalogRefOf(opts, io, 'replay');
   if (!ref) return EXIT.usage;
-  let gf: Greenfinger | undefined;
-  try {
-    const layers = parseLayers<ReplayLayer>(opts.layers ?? '', REPLAY_LAYERS, 'index+vector');
-    gf = await openGreenfinger(opts, true);
-    let shown = false;
-    const report = await gf.replay.replay(ref, {
-      version: opts.version,
-      layers,
-      onProgress:
-        io.tty && !opts.json
-          ? (p) => {
-              shown = true;
-              io.err(`\rreplay ${p.layer}: ${p.done}/${p.total}\u001b[K`);
-            }
-          : undefined,
-    });
-    if (shown) io.err('\n');
-    if (opts.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
-    else io.out(formatReplay(report));
-    const problem = problems(report);
-    if (problem) {
-      io.err(`greenfinger: ${problem}\n`);
-      return EXIT.failed;
-    }
-    return EXIT.ok;
-  } catch (err) {
-    return reportError(io, err);
-  } finally {
-    await gf?.close();
+  const layers = parseLayers<ReplayLayer>(opts.layers ?? '', REPLAY_LAYERS, 'index+vector');
+  const gf = await ctx.gf(true);
+  let shown = false;
+  const report = await gf.replay.replay(ref, {
+    version: opts.version,
+    layers,
+    onProgress:
+      io.tty && !opts.json
+        ? (p) => {
+            shown = true;
+            io.err(`\rreplay ${p.layer}: ${p.done}/${p.total}\u001b[K`);
+          }
+        : undefined,
+  });
+  if (shown) io.err('\n');
+  if (opts.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
+  else io.out(formatReplay(report));
+  const problem = problems(report);
+  if (problem) {
+    io.err(`greenfinger: ${problem}\n`);
+    return EXIT.failed;
   }
+  return EXIT.ok;
 }
 
 /** One line when something could not be rebuilt, naming the fix. */

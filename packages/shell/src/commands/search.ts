@@ -1,51 +1,49 @@
-import { Greenfinger } from '@greenfinger/core';
-import { type Command, Option } from 'commander';
+import { intArg, listArg } from '../args.js';
+import { type CommandSpec, defineCommand } from '../command-spec.js';
 import { formatResults } from '../format.js';
-import { commandLogger, EXIT, type Io, reportError } from '../io.js';
-import { intArg, listArg } from '../program.js';
+import { EXIT } from '../io.js';
+import { dataOption, jsonOption, verboseOption } from './options.js';
 
 interface SearchOptions {
   mode: 'words' | 'meaning';
   catalog?: string[];
   size?: number;
   cursor?: string;
-  data?: string;
   json?: boolean;
-  verbose?: boolean;
 }
 
-export function searchCommand(program: Command, io: Io, setCode: (code: number) => void): void {
-  program
-    .command('search')
-    .description(
-      'Search published catalogs by words (full text) or by meaning (text vectors). Never reads the database.',
-    )
-    .argument('<query>', 'what to look for')
-    .addOption(new Option('--mode <mode>', 'words or meaning').choices(['words', 'meaning']).default('words'))
-    .option('--catalog <idOrName>', 'only these catalogs (repeatable, comma list; default all published)', listArg)
-    .option('--size <n>', 'results per page (1-1000, default 10)', intArg('--size', 1))
-    .option('--cursor <cursor>', 'the nextCursor of the previous page')
-    .option('--data <dir>', 'data root (default ./data or GF_DATA_STORE)')
-    .option('--json', 'print exactly one JSON document: {results, total, nextCursor}')
-    .option('--verbose', 'write the JSON log to stderr')
-    .addHelpText(
-      'after',
-      '\nExamples:\n  greenfinger search "json dumps"\n  greenfinger search "how do I read a file line by line" --mode meaning --size 5 --json',
-    )
-    .action(async (query: string, opts: SearchOptions) => {
-      setCode(await runSearch(query, opts, io));
-    });
-}
-
-async function runSearch(query: string, opts: SearchOptions, io: Io): Promise<number> {
-  let gf: Greenfinger | undefined;
-  try {
-    gf = await Greenfinger.open({
-      settings: { dataStore: opts.data },
-      log: commandLogger(opts.data, { verbose: opts.verbose, toFile: false }),
-    });
+export const SEARCH_COMMAND = defineCommand<SearchOptions>({
+  cli: 'search',
+  prompt: 'search',
+  summary: 'Search published catalogs by words (full text) or by meaning (text vectors). Never reads the database.',
+  args: [{ name: '<query>', description: 'what to look for' }],
+  promptArgs: [{ name: '[query...]', description: 'what to look for (no quotes needed); blank lists what was kept' }],
+  options: [
+    { flags: '--mode <mode>', description: 'words or meaning', choices: ['words', 'meaning'], default: 'words' },
+    {
+      flags: '--catalog <idOrName>',
+      description: 'only these catalogs (repeatable, comma list; default all published)',
+      parse: listArg,
+    },
+    { flags: '--size <n>', description: 'results per page (1-1000, default 10)', parse: intArg('--size', 1) },
+    { flags: '--cursor <cursor>', description: 'the nextCursor of the previous page' },
+    dataOption(),
+    jsonOption('print exactly one JSON document: {results, total, nextCursor}'),
+    verboseOption(),
+  ],
+  examples: [
+    'greenfinger search "json dumps"',
+    'greenfinger search "how do I read a file line by line" --mode meaning --size 5 --json',
+  ],
+  promptExamples: [
+    'search json dumps',
+    'search how do I read a file line by line --mode meaning --size 5',
+    'search            # a blank query lists what was kept, newest first',
+  ],
+  run: async (ctx, args, opts) => {
+    const gf = await ctx.gf();
     const r = await gf.search.search({
-      q: query,
+      q: args.join(' '),
       mode: opts.mode,
       catalogs: opts.catalog,
       size: opts.size ?? 10,
@@ -61,14 +59,10 @@ async function runSearch(query: string, opts: SearchOptions, io: Io): Promise<nu
         score: h.score,
         highlights: h.highlights,
       }));
-      io.out(`${JSON.stringify({ results, total: r.total, nextCursor: r.nextCursor })}\n`);
+      ctx.io.out(`${JSON.stringify({ results, total: r.total, nextCursor: r.nextCursor })}\n`);
     } else {
-      io.out(formatResults(r));
+      ctx.io.out(formatResults(r));
     }
     return EXIT.ok;
-  } catch (err) {
-    return reportError(io, err);
-  } finally {
-    await gf?.close();
-  }
-}
+  },
+}) satisfies CommandSpec;

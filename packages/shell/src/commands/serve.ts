@@ -1,8 +1,9 @@
 import { startServer } from '@greenfinger/api';
 import { createLogger, Greenfinger, unknownEnv } from '@greenfinger/core';
-import type { Command } from 'commander';
+import { intArg } from '../args.js';
+import { type CommandSpec, defineCommand } from '../command-spec.js';
 import { EXIT, type Io, reportError } from '../io.js';
-import { intArg } from '../program.js';
+import { dataOption } from './options.js';
 
 interface ServeOptions {
   host?: string;
@@ -10,28 +11,31 @@ interface ServeOptions {
   data?: string;
 }
 
-/** `greenfinger serve`: the REST API (and, later, the page) over one long-lived Greenfinger, until SIGTERM or Ctrl-C. */
-export function serveCommand(program: Command, io: Io, setCode: (code: number) => void): void {
-  program
-    .command('serve')
-    .description('Serve the REST API with sign-in over this data store; crawls run in its background, one per catalog.')
-    .option('--host <address>', 'address to listen on (default 127.0.0.1 or GF_SERVER_HOST)')
-    .option('--port <n>', 'port to listen on, 0 = any free one (default 50080 or GF_SERVER_PORT)', intArg('--port', 0))
-    .option('--data <dir>', 'data root (default ./data or GF_DATA_STORE)')
-    .addHelpText(
-      'after',
-      '\nLogs are pino JSON on stdout; the address and how to sign in go to stderr. SIGTERM or Ctrl-C closes it\n' +
-        'gracefully: requests in flight finish, running crawls stop so they can resume, nothing is published half-way.\n' +
-        'There is no default user: add one first.\n\n' +
-        'Examples:\n' +
-        '  printf "%s\\n" "$PASSWORD" | greenfinger user add admin --role admin --password-stdin\n' +
-        '  greenfinger serve --port 50080\n' +
-        '  curl -s -XPOST localhost:50080/v2/login -H "content-type: application/json" -d \'{"username":"admin","password":"…"}\'',
-    )
-    .action(async (opts: ServeOptions) => {
-      setCode(await runServe(opts, io));
-    });
-}
+/** `serve`: the REST API (and, later, the page) over one long-lived Greenfinger, until SIGTERM or Ctrl-C. */
+export const SERVE_COMMAND = defineCommand<ServeOptions>({
+  cli: 'serve',
+  summary: 'Serve the REST API with sign-in over this data store; crawls run in its background, one per catalog.',
+  options: [
+    { flags: '--host <address>', description: 'address to listen on (default 127.0.0.1 or GF_SERVER_HOST)' },
+    {
+      flags: '--port <n>',
+      description: 'port to listen on, 0 = any free one (default 50080 or GF_SERVER_PORT)',
+      parse: intArg('--port', 0),
+    },
+    dataOption(),
+  ],
+  details:
+    'Logs are pino JSON on stdout; the address and how to sign in go to stderr. SIGTERM or Ctrl-C closes it\n' +
+    'gracefully: requests in flight finish, running crawls stop so they can resume, nothing is published half-way.\n' +
+    'There is no default user: add one first.',
+  examples: [
+    'printf "%s\\n" "$PASSWORD" | greenfinger user add admin --role admin --password-stdin',
+    'greenfinger serve --port 50080',
+    'curl -s -XPOST localhost:50080/v2/login -H "content-type: application/json" -d \'{"username":"admin","password":"…"}\'',
+  ],
+  // Its own Greenfinger: the log goes to stdout as JSON lines, and it lives until a signal.
+  run: (ctx, _args, opts) => runServe(opts, ctx.io),
+}) satisfies CommandSpec;
 
 async function runServe(opts: ServeOptions, io: Io): Promise<number> {
   let gf: Greenfinger | undefined;

@@ -1,6 +1,7 @@
-import { type CatalogRef, Greenfinger, type VersionInfo } from '@greenfinger/core';
-import type { Command } from 'commander';
-import { commandLogger, EXIT, type Io, reportError } from '../io.js';
+import type { CatalogRef, VersionInfo } from '@greenfinger/core';
+import { type CommandSpec, defineCommand, type OptionSpec } from '../command-spec.js';
+import { EXIT, type Io } from '../io.js';
+import { dataOption, jsonOption, verboseOption } from './options.js';
 
 /** Options every command that names one catalog takes. */
 export interface CatalogRefOptions {
@@ -13,14 +14,15 @@ export interface CatalogRefOptions {
 }
 
 /** `--id | --name | --url`, `--data`, `--json`, `--verbose`. */
-export function catalogRefOptions(command: Command, json: string): Command {
-  return command
-    .option('--id <id>', 'the catalog id')
-    .option('--name <name>', 'the catalog name')
-    .option('--url <url>', 'the catalog url')
-    .option('--data <dir>', 'data root holding system/ and user/ (default ./data or GF_DATA_STORE)')
-    .option('--json', json)
-    .option('--verbose', 'write the JSON log to stderr');
+export function catalogRefOptions(json: string): OptionSpec[] {
+  return [
+    { flags: '--id <id>', description: 'the catalog id' },
+    { flags: '--name <name>', description: 'the catalog name' },
+    { flags: '--url <url>', description: 'the catalog url' },
+    dataOption('data root holding system/ and user/ (default ./data or GF_DATA_STORE)'),
+    jsonOption(json),
+    verboseOption(),
+  ];
 }
 
 /** The catalog named on the command line; undefined (after one line on stderr) when none or several are. */
@@ -31,14 +33,6 @@ export function catalogRefOf(opts: CatalogRefOptions, io: Io, verb: string): Cat
     return undefined;
   }
   return { id: opts.id, name: opts.name, url: opts.url };
-}
-
-/** Open the data store for a command; `toFile` sends the JSON log to data/system/logs. */
-export function openGreenfinger(opts: CatalogRefOptions, toFile: boolean): Promise<Greenfinger> {
-  return Greenfinger.open({
-    settings: { dataStore: opts.data },
-    log: commandLogger(opts.data, { verbose: opts.verbose, toFile }),
-  });
 }
 
 export { parseLayers } from './options.js';
@@ -56,30 +50,22 @@ export function table(rows: string[][]): string {
     .join('\n')}\n`;
 }
 
-export function versionsCommand(program: Command, io: Io, setCode: (code: number) => void): void {
-  catalogRefOptions(
-    program
-      .command('versions')
-      .description('List the versions of a catalog: which one search reads, which are complete, what each holds.'),
+export const VERSIONS_COMMAND = defineCommand<CatalogRefOptions>({
+  cli: 'versions',
+  prompt: 'versions',
+  summary: 'List the versions of a catalog: which one search reads, which are complete, what each holds.',
+  options: catalogRefOptions(
     'print exactly one JSON document: [{version, state, published, serving, saved, images, startedAt, endedAt}]',
-  )
-    .addHelpText(
-      'after',
-      '\nStates: serving (search reads it), published (complete, not served), incomplete (its last run ended\n' +
-        'unpublished), running (being written now), empty (nothing stored yet).\n\n' +
-        'Examples:\n  greenfinger versions --name docs\n  greenfinger versions --url https://docs.example.com/ --json',
-    )
-    .action(async (opts: CatalogRefOptions) => {
-      setCode(await runVersions(opts, io));
-    });
-}
-
-async function runVersions(opts: CatalogRefOptions, io: Io): Promise<number> {
-  const ref = catalogRefOf(opts, io, 'versions');
-  if (!ref) return EXIT.usage;
-  let gf: Greenfinger | undefined;
-  try {
-    gf = await openGreenfinger(opts, false);
+  ),
+  details:
+    'States: serving (search reads it), published (complete, not served), incomplete (its last run ended\n' +
+    'unpublished), running (being written now), empty (nothing stored yet).',
+  examples: ['greenfinger versions --name docs', 'greenfinger versions --url https://docs.example.com/ --json'],
+  run: async (ctx, _args, opts) => {
+    const { io } = ctx;
+    const ref = catalogRefOf(opts, io, 'versions');
+    if (!ref) return EXIT.usage;
+    const gf = await ctx.gf();
     const catalog = await (await gf.catalogs()).get(ref);
     const versions = await gf.versions.list({ id: catalog.id });
     if (opts.json) {
@@ -98,12 +84,8 @@ async function runVersions(opts: CatalogRefOptions, io: Io): Promise<number> {
       io.out(formatVersions(catalog.name, catalog.id, versions));
     }
     return EXIT.ok;
-  } catch (err) {
-    return reportError(io, err);
-  } finally {
-    await gf?.close();
-  }
-}
+  },
+}) satisfies CommandSpec;
 
 function formatVersions(name: string, id: string, versions: VersionInfo[]): string {
   if (versions.length === 0) return `catalog "${name}" (${id}) has no versions yet — crawl it first\n`;

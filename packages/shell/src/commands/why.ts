@@ -1,14 +1,13 @@
-import { type CatalogRef, type Greenfinger, isUuid, type UrlFate } from '@greenfinger/core';
-import { type Command, InvalidArgumentError } from 'commander';
-import { EXIT, type Io, reportError } from '../io.js';
-import { openGreenfinger } from './versions.js';
+import { type CatalogRef, isUuid, type UrlFate } from '@greenfinger/core';
+import { InvalidArgumentError } from 'commander';
+import { type CommandSpec, defineCommand } from '../command-spec.js';
+import { EXIT } from '../io.js';
+import { dataOption, jsonOption, verboseOption } from './options.js';
 
 interface WhyOptions {
   catalog?: string;
   version?: number;
-  data?: string;
   json?: boolean;
-  verbose?: boolean;
 }
 
 function parseVersion(value: string): number {
@@ -19,39 +18,34 @@ function parseVersion(value: string): number {
   return n;
 }
 
-/** `greenfinger why <url>`: what became of a url in a catalog version, from the url ledger. */
-export function whyCommand(program: Command, io: Io, setCode: (code: number) => void): void {
-  program
-    .command('why')
-    .description('Say why a url is (or is not) indexed: its state and last outcome in the url ledger.')
-    .argument('<url>', 'the url, as a link or the address bar gives it')
-    .option(
-      '--catalog <id|name>',
-      'the catalog (default: the one whose current version holds the url, else contains it)',
-    )
-    .option('--version <n>', 'the catalog version (default: the current one)', parseVersion)
-    .option('--data <dir>', 'data root holding system/ and user/ (default ./data or GF_DATA_STORE)')
-    .option(
-      '--json',
+/** `why <url>`: what became of a url in a catalog version, from the url ledger. */
+export const WHY_COMMAND = defineCommand<WhyOptions>({
+  cli: 'why',
+  prompt: 'why',
+  summary: 'Say why a url is (or is not) indexed: its state and last outcome in the url ledger.',
+  args: [{ name: '<url>', description: 'the url, as a link or the address bar gives it' }],
+  options: [
+    {
+      flags: '--catalog <id|name>',
+      description: 'the catalog (default: the one whose current version holds the url, else contains it)',
+    },
+    { flags: '--version <n>', description: 'the catalog version (default: the current one)', parse: parseVersion },
+    dataOption('data root holding system/ and user/ (default ./data or GF_DATA_STORE)'),
+    jsonOption(
       'print exactly one JSON document: {catalog: {id, name}, version, url, row: {id, state, outcome, detail, status, reason, referrer, depth, fetchedAt, …} | null, explanation}',
-    )
-    .option('--verbose', 'write the JSON log to stderr')
-    .addHelpText(
-      'after',
-      '\nStates: queued, crawling, done (fetched and handled), failed (the fetch or its handling failed),\n' +
-        'rejected (refused before any request), deleted (its page was removed by hand).\n\n' +
-        'Examples:\n  greenfinger why http://127.0.0.1:8084/library/json.html\n' +
-        '  greenfinger why https://other.example/ --catalog python --json',
-    )
-    .action(async (url: string, opts: WhyOptions) => {
-      setCode(await runWhy(url, opts, io));
-    });
-}
-
-async function runWhy(url: string, opts: WhyOptions, io: Io): Promise<number> {
-  let gf: Greenfinger | undefined;
-  try {
-    gf = await openGreenfinger(opts, false);
+    ),
+    verboseOption(),
+  ],
+  details:
+    'States: queued, crawling, done (fetched and handled), failed (the fetch or its handling failed),\n' +
+    'rejected (refused before any request), deleted (its page was removed by hand).',
+  examples: [
+    'greenfinger why http://127.0.0.1:8084/library/json.html',
+    'greenfinger why https://other.example/ --catalog python --json',
+  ],
+  run: async (ctx, args, opts) => {
+    const gf = await ctx.gf();
+    const url = args[0] ?? '';
     const catalog: CatalogRef | undefined = opts.catalog
       ? isUuid(opts.catalog.trim().toLowerCase())
         ? { id: opts.catalog.trim().toLowerCase() }
@@ -61,14 +55,10 @@ async function runWhy(url: string, opts: WhyOptions, io: Io): Promise<number> {
       ...(catalog ? { catalog } : {}),
       ...(opts.version !== undefined ? { version: opts.version } : {}),
     });
-    io.out(opts.json ? `${JSON.stringify({ ...fate, row: fate.row ?? null })}\n` : formatFate(fate));
+    ctx.io.out(opts.json ? `${JSON.stringify({ ...fate, row: fate.row ?? null })}\n` : formatFate(fate));
     return EXIT.ok;
-  } catch (err) {
-    return reportError(io, err);
-  } finally {
-    await gf?.close();
-  }
-}
+  },
+}) satisfies CommandSpec;
 
 /** A few aligned lines, then the explanation. */
 export function formatFate(fate: UrlFate): string {

@@ -1,0 +1,62 @@
+import { afterText, type CommandSpec, type GroupSpec, type Mode, optionsIn } from './command-spec.js';
+import { CATALOG_COMMANDS, CATALOG_GROUP } from './commands/catalog.js';
+import { CONTROL_COMMANDS } from './commands/control.js';
+import { CRAWL_COMMANDS } from './commands/crawl.js';
+import { DELETE_COMMAND } from './commands/delete.js';
+import { REPLAY_COMMAND } from './commands/replay.js';
+import { SEARCH_COMMAND } from './commands/search.js';
+import { SERVE_COMMAND } from './commands/serve.js';
+import { USER_COMMANDS, USER_GROUP } from './commands/user.js';
+import { VERSIONS_COMMAND } from './commands/versions.js';
+import { WHY_COMMAND } from './commands/why.js';
+
+/**
+ * Every command, declared once. The one-line CLI (program.ts) registers each one that has a `cli` path, the prompt
+ * (repl.ts) each one that has a `prompt` name, both with the same options, parsers, help text and handler; the order
+ * here is the order `help` lists them in.
+ */
+export const COMMANDS: readonly CommandSpec[] = [
+  ...CRAWL_COMMANDS,
+  SEARCH_COMMAND,
+  REPLAY_COMMAND,
+  DELETE_COMMAND,
+  VERSIONS_COMMAND,
+  ...CATALOG_COMMANDS,
+  ...CONTROL_COMMANDS,
+  WHY_COMMAND,
+  ...USER_COMMANDS,
+  SERVE_COMMAND,
+];
+
+/** The groups of the one-line CLI (`catalog …`, `user …`). */
+export const GROUPS: readonly GroupSpec[] = [CATALOG_GROUP, USER_GROUP];
+
+/** The commands of one mode. */
+export function commandsIn(mode: Mode): CommandSpec[] {
+  return COMMANDS.filter((c) => (mode === 'cli' ? c.cli : c.prompt) !== undefined);
+}
+
+/** The prompt's command of that name. */
+export function promptCommand(name: string): CommandSpec | undefined {
+  return COMMANDS.find((c) => c.prompt === name);
+}
+
+/** An example line of the one-line CLI in the prompt's words: `greenfinger catalog list` → `catalog-list`. */
+export function toPromptLine(line: string): string {
+  if (!line.startsWith('greenfinger ')) return line;
+  const rest = line.slice('greenfinger '.length);
+  const spec = [...COMMANDS]
+    .filter((c) => c.cli && c.prompt && (rest === c.cli || rest.startsWith(`${c.cli} `)))
+    .sort((a, b) => (b.cli?.length ?? 0) - (a.cli?.length ?? 0))[0];
+  return spec?.cli && spec.prompt ? `${spec.prompt}${rest.slice(spec.cli.length)}` : rest;
+}
+
+/** The text after a command's options, in the mode's words. */
+export function afterTextIn(spec: CommandSpec, mode: Mode): string {
+  return afterText(spec, mode, toPromptLine);
+}
+
+/** The options a command takes in a mode, by long flag (`--max-pages`), for completion. */
+export function flagsOf(spec: CommandSpec, mode: Mode): string[] {
+  return optionsIn(spec, mode).map((o) => o.flags.split(/[ ,]+/).find((f) => f.startsWith('--')) ?? o.flags);
+}
