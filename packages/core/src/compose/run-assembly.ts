@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import type { RobotsProvider, RunLimits } from '../acceptors/acceptor.js';
+import type { RobotsProvider, RunLimits, UrlPathAcceptor } from '../acceptors/acceptor.js';
 import { createAcceptorChain } from '../acceptors/acceptor-chain.js';
-import { refuseDeleted } from '../acceptors/deleted-urls.js';
+import { deletedUrls, refuseDeleted } from '../acceptors/deleted-urls.js';
 import { HttpRobotsProvider } from '../acceptors/robots.js';
 import { discoverSitemapUrls } from '../acceptors/sitemap.js';
 import type { ExtractedContent } from '../content/content-extractor.js';
@@ -30,7 +30,7 @@ import { normalizeUrl } from '../url/normalize.js';
 import { chunkText } from '../vector/chunking.js';
 import type { VectorStore } from '../vector/vector-store.js';
 import type { ComponentFactory } from './component-factory.js';
-import type { RunContext } from './components.js';
+import type { AcceptorCheck, RunContext } from './components.js';
 import { fetcherRegistry } from './registries.js';
 import { describeFailure, SiteWatch, StorageWatch } from './run-watch.js';
 
@@ -64,6 +64,43 @@ export function assembleFetchers(f: ComponentFactory, ctx: RunContext, site?: Si
     },
     close: () => base.close(),
   };
+}
+
+/** robots.txt of a run, read through `fetch`; undefined when the catalog ignores robots.txt. */
+export function assembleRobots(
+  f: ComponentFactory,
+  ctx: RunContext,
+  fetch: (url: string) => Promise<{ status: number; text: string }>,
+): HttpRobotsProvider | undefined {
+  if (!ctx.catalog.settings.robots) return undefined;
+  return new HttpRobotsProvider({ fetch, userAgent: f.settings.userAgent, logger: f.log });
+}
+
+/** The url check of a run, and its acceptors in the order they run (unknown when a component replaces the chain). */
+export interface UrlCheck {
+  check: AcceptorCheck;
+  steps: readonly UrlPathAcceptor[] | undefined;
+}
+
+/**
+ * The UrlPathAcceptor chain of a run: the component's, or the catalog's named acceptors; urls whose page was deleted
+ * by hand from the version are refused in front of it.
+ */
+export function assembleUrlCheck(
+  f: ComponentFactory,
+  ctx: RunContext,
+  parts: { robots: RobotsProvider | undefined; limits: RunLimits; deleted: ReadonlySet<string> },
+): UrlCheck {
+  const { catalog, version } = ctx;
+  const { robots, limits, deleted } = parts;
+  const own = f.components.acceptors?.({ ...ctx, robots, limits });
+  if (own) return { check: refuseDeleted(own, deleted, version), steps: undefined };
+  const names = catalog.settings.acceptors;
+  const chain = createAcceptorChain({ catalog, robots, limits }, names.length > 0 ? names : undefined, {
+    logger: f.log,
+  });
+  const steps = [...(deleted.size > 0 ? [deletedUrls(deleted, version)] : []), ...chain.acceptors];
+  return { check: refuseDeleted(chain, deleted, version), steps };
 }
 
 /** The content extraction worker pool of a run; `inline` extracts on the calling thread (replay). */
@@ -146,9 +183,7 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
       throw err;
     }
   };
-  const robots = s.robots
-    ? new HttpRobotsProvider({ fetch: robotsFetch, userAgent: f.settings.userAgent, logger: f.log })
-    : undefined;
+  const robots = assembleRobots(f, ctx, robotsFetch);
   const pool = openExtractPool(f);
   // Pages, pictures and index entries are written on the extraction worker's thread when the families can.
   const lent = pool.lendThread();
@@ -159,6 +194,7 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
     channels.map((c) => storage.channel(c)),
     f.log,
   );
+  const deleted = new Set(await db.ledger.deletedUrlHashes(catalog.id, version));
   const inflight = new InflightStore(join(f.layout.system, 'inflight', catalog.id, `v${version}`));
   const deps: CrawlEngineDeps = {
     catalog,
@@ -170,11 +206,8 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
       req.coordinator?.(frontier) ?? f.components.coordinator?.(frontier, ctx) ?? new LocalCrawlCoordinator(frontier),
     urlFilter,
     contentDedup,
-    acceptors:
-      f.components.acceptors?.({ ...ctx, robots, limits }) ??
-      createAcceptorChain({ catalog, robots, limits }, s.acceptors.length > 0 ? s.acceptors : undefined, {
-        logger: f.log,
-      }),
+    // Pages deleted by hand from this version (LedgerService.deleteUrl) are not queued again.
+    acceptors: assembleUrlCheck(f, ctx, { robots, limits, deleted }).check,
     limits,
     // The start url, then the catalog's other start references (JobService.addSeeds stores them there).
     seeds: [catalog.startUrl, ...s.seedUrls],
@@ -200,9 +233,6 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
       ? async (previous) => void (await vectors.deleteResource(previous.catalogId, previous.version, previous.id))
       : undefined,
   };
-  // Pages deleted by hand from this version (LedgerService.deleteUrl) are not queued again.
-  const deleted = new Set(await db.ledger.deletedUrlHashes(catalog.id, version));
-  deps.acceptors = refuseDeleted(deps.acceptors, deleted, version);
   return {
     frontier,
     deps,

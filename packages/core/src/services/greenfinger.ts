@@ -21,6 +21,7 @@ import { MetricsService } from './metrics-service.js';
 import { ReplayService } from './replay-service.js';
 import type { RunRegistry } from './run-registry.js';
 import { SearchService } from './search-service.js';
+import { TestUrlService } from './test-url-service.js';
 import { UserService } from './user-service.js';
 import { VersionService } from './version-service.js';
 
@@ -55,6 +56,8 @@ export class Greenfinger {
   readonly users: UserService;
   /** Runs in the background of a long-lived process (a server, the prompt), each with a job id. */
   readonly jobs: JobService;
+  /** One url through a catalog's whole pipeline, saving nothing: every stage's verdict, the text, the links' fates. */
+  readonly testUrl: TestUrlService;
   /** Prometheus text of this node: counters per catalog, fetch latency, frontier sizes, output failures. */
   readonly metrics: MetricsService;
   #catalogs: Promise<CatalogService> | undefined;
@@ -72,6 +75,7 @@ export class Greenfinger {
     this.users = new UserService(this.factory);
     this.jobs = new JobService({ factory: this.factory, catalogs, crawler: this.crawler, replay: this.replay });
     this.metrics = new MetricsService(this.factory, this.jobs);
+    this.testUrl = new TestUrlService(this.factory, catalogs);
   }
 
   static async open(options: GreenfingerOptions = {}): Promise<Greenfinger> {
