@@ -1,11 +1,15 @@
 import { afterText, type CommandSpec, type GroupSpec, type Mode, optionsIn } from './command-spec.js';
 import { CATALOG_COMMANDS, CATALOG_GROUP } from './commands/catalog.js';
+import { CATALOG_SAVE_COMMAND } from './commands/catalog-save.js';
 import { CONTROL_COMMANDS } from './commands/control.js';
 import { CRAWL_COMMANDS } from './commands/crawl.js';
 import { DELETE_COMMAND } from './commands/delete.js';
+import { INFO_COMMANDS } from './commands/info.js';
 import { REPLAY_COMMAND } from './commands/replay.js';
 import { SEARCH_COMMAND } from './commands/search.js';
 import { SERVE_COMMAND } from './commands/serve.js';
+import { SHELL_COMMAND } from './commands/shell.js';
+import { TEST_URL_COMMAND } from './commands/test-url.js';
 import { USER_COMMANDS, USER_GROUP } from './commands/user.js';
 import { VERSIONS_COMMAND } from './commands/versions.js';
 import { WHY_COMMAND } from './commands/why.js';
@@ -26,6 +30,38 @@ export const COMMANDS: readonly CommandSpec[] = [
   WHY_COMMAND,
   ...USER_COMMANDS,
   SERVE_COMMAND,
+  TEST_URL_COMMAND,
+  SHELL_COMMAND,
+  CATALOG_SAVE_COMMAND,
+  ...INFO_COMMANDS,
+];
+
+/** The prompt lists its commands in Greenfinger 2.0's order (parity.md §1). */
+const PROMPT_ORDER = [
+  'catalog-list',
+  'catalog-show',
+  'catalog-save',
+  'catalog-create',
+  'catalog-update',
+  'catalog-delete',
+  'catalog-cats',
+  'versions',
+  'crawler-report',
+  'crawl',
+  'update',
+  'merge',
+  'resume',
+  'rebuild',
+  'pause',
+  'status',
+  'delete',
+  'replay',
+  'test-url',
+  'options',
+  'search',
+  'index-info',
+  'vector-info',
+  'why',
 ];
 
 /** The groups of the one-line CLI (`catalog …`, `user …`). */
@@ -33,7 +69,12 @@ export const GROUPS: readonly GroupSpec[] = [CATALOG_GROUP, USER_GROUP];
 
 /** The commands of one mode. */
 export function commandsIn(mode: Mode): CommandSpec[] {
-  return COMMANDS.filter((c) => (mode === 'cli' ? c.cli : c.prompt) !== undefined);
+  if (mode === 'cli') return COMMANDS.filter((c) => c.cli !== undefined);
+  const rank = (c: CommandSpec) => {
+    const i = PROMPT_ORDER.indexOf(c.prompt ?? '');
+    return i < 0 ? PROMPT_ORDER.length : i;
+  };
+  return COMMANDS.filter((c) => c.prompt !== undefined).sort((a, b) => rank(a) - rank(b));
 }
 
 /** The prompt's command of that name. */

@@ -126,8 +126,6 @@ export function jobLines(j: Job): string[] {
   const drops: Array<[string, number]> = [
     ...Object.entries(c.rejected).map(([k, v]): [string, number] => [k.replace(/^REJECTED_/, '').toLowerCase(), v]),
   ];
-  if (c.unreachable) drops.push(['unreachable', c.unreachable]);
-  if (c.failures) drops.push(['failed', c.failures]);
   drops.sort((a, b) => b[1] - a[1]);
   lines.push(`  drops: ${drops.length ? drops.map(([k, v]) => `${k} ${n(v)}`).join(' · ') : 'none'}`);
   if (j.error) lines.push(`  ${j.error.message}`);
