@@ -168,9 +168,9 @@ phase "lint + format (biome check .)"
 lint_rc=0
 "$PNPM" exec biome check . || lint_rc=$?
 
-phase "typecheck (tsc -b packages/shell packages/api packages/cluster)"
+phase "typecheck (tsc -b packages/shell packages/api packages/cluster packages/web)"
 tsc_rc=0
-"$PNPM" exec tsc -b packages/shell packages/api packages/cluster || tsc_rc=$?
+"$PNPM" exec tsc -b packages/shell packages/api packages/cluster packages/web || tsc_rc=$?
 
 phase "tests (vitest run)"
 test_rc=0

@@ -1,0 +1,270 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, call, get } from '../api';
+import type { Catalog } from '../types';
+import { ErrorLine, go, href, Loading, message, ScreenTitle } from '../ui';
+
+type Field = 'name' | 'url' | 'startUrl' | 'depth' | 'maxPages' | 'intervalMs' | 'outputs' | 'cat' | 'images';
+const OUTPUTS = ['file', 'index', 'vector'] as const;
+
+/**
+ * Which field an API message is about: `body.settings.depth must be integer`, `body: unknown field "settings.x"`,
+ * `body: "url" is required…`, or a setting's own line `--url: "x" is not a valid url…` / `--max-pages: …`.
+ */
+export function fieldOf(line: string): string | undefined {
+  const m =
+    /^body\.(?:settings\.)?([A-Za-z]+)/.exec(line) ??
+    /^body: (?:unknown field )?"(?:settings\.)?([A-Za-z]+)/.exec(line) ??
+    /^--([a-z][a-z-]*)/.exec(line) ??
+    /^(?:settings\.)?([A-Za-z]+):/.exec(line);
+  return m?.[1]?.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+interface Form {
+  name: string;
+  url: string;
+  startUrl: string;
+  depth: string;
+  maxPages: string;
+  intervalMs: string;
+  outputs: string[];
+  cat: string;
+  images: boolean;
+}
+
+const blank: Form = {
+  name: '',
+  url: '',
+  startUrl: '',
+  depth: '-1',
+  maxPages: '10000',
+  intervalMs: '',
+  outputs: ['file', 'index'],
+  cat: 'other',
+  images: true,
+};
+
+/** Create or edit a catalog; each field shows the API's own message when it refuses that field. */
+export function CatalogForm({ editing }: { editing?: string | undefined }) {
+  const [form, setForm] = useState<Form>(blank);
+  const [original, setOriginal] = useState<Catalog | null>(null);
+  const [cats, setCats] = useState<string[]>(['other']);
+  const [errors, setErrors] = useState<Partial<Record<Field, string>>>({});
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [loading, setLoading] = useState(!!editing);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+
+  useEffect(() => {
+    get<Array<{ cat: string }>>('/v2/catalog/cats').then(
+      (c) => setCats(c.map((x) => x.cat)),
+      () => undefined,
+    );
+    if (!editing) return;
+    get<Catalog>(`/v2/catalog/${encodeURIComponent(editing)}`).then(
+      (c) => {
+        setOriginal(c);
+        setForm({
+          name: c.name,
+          url: c.url,
+          startUrl: c.startUrl === c.url ? '' : c.startUrl,
+          depth: String(c.settings.depth ?? -1),
+          maxPages: String(c.settings.maxPages ?? ''),
+          intervalMs: c.settings.intervalMs === undefined ? '' : String(c.settings.intervalMs),
+          outputs: c.settings.outputs ?? ['file', 'index'],
+          cat: c.settings.cat ?? 'other',
+          images: c.settings.images !== false,
+        });
+        setLoading(false);
+      },
+      (err) => {
+        setError(message(err));
+        setLoading(false);
+      },
+    );
+  }, [editing]);
+
+  const set = <K extends keyof Form>(k: K, v: Form[K]) => {
+    setForm((f) => ({ ...f, [k]: v }));
+    setErrors((e) => ({ ...e, [k]: undefined }));
+  };
+
+  const number = (v: string) => (v.trim() === '' ? undefined : Number(v));
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError('');
+    const local: Partial<Record<Field, string>> = {};
+    if (!form.url.trim()) local.url = 'Url is required: the site to crawl, such as https://docs.python.org/3/';
+    if (form.outputs.length === 0) local.outputs = 'Choose at least one output (file keeps the pages)';
+    for (const k of ['depth', 'maxPages', 'intervalMs'] as const) {
+      if (form[k].trim() !== '' && !Number.isInteger(Number(form[k]))) local[k] = `${k} must be a whole number`;
+    }
+    setErrors(local);
+    if (Object.keys(local).length) {
+      document.getElementById(`f-${Object.keys(local)[0]}`)?.focus();
+      return;
+    }
+    const settings: Record<string, unknown> = {
+      depth: number(form.depth),
+      maxPages: number(form.maxPages),
+      intervalMs: number(form.intervalMs),
+      outputs: form.outputs,
+      cat: form.cat,
+      images: form.images,
+    };
+    for (const k of Object.keys(settings)) if (settings[k] === undefined) delete settings[k];
+    const body = {
+      ...(form.name.trim() ? { name: form.name.trim() } : {}),
+      url: form.url.trim(),
+      ...(form.startUrl.trim() ? { startUrl: form.startUrl.trim() } : {}),
+      settings,
+    };
+    setBusy(true);
+    try {
+      const r = original
+        ? await call<Catalog>('PUT', `/v2/catalog/${encodeURIComponent(original.id)}`, body)
+        : await call<Catalog>('POST', '/v2/catalog', body);
+      go(`monitor/${r.data.name}`);
+    } catch (err) {
+      const line = message(err);
+      const field = err instanceof ApiError && err.status === 400 ? fieldOf(line) : undefined;
+      if (field && field in blank) {
+        setErrors({ [field]: line });
+        document.getElementById(`f-${field}`)?.focus();
+      } else setError(line);
+      setBusy(false);
+    }
+  };
+
+  const remove = async () => {
+    if (!original) return;
+    setBusy(true);
+    try {
+      await call('DELETE', `/v2/catalog/${encodeURIComponent(original.id)}`);
+      go('catalogs');
+    } catch (err) {
+      setError(`Not deleted: ${message(err)}`);
+      setBusy(false);
+    }
+  };
+
+  const input = (k: Exclude<Field, 'outputs' | 'cat' | 'images'>, label: string, hint: string, type = 'text') => (
+    <div class={`field${errors[k] ? ' invalid' : ''}`}>
+      <label for={`f-${k}`}>{label}</label>
+      <input
+        id={`f-${k}`}
+        type={type}
+        inputMode={type === 'number' ? 'numeric' : undefined}
+        value={form[k]}
+        onInput={(e) => set(k, e.currentTarget.value)}
+        aria-invalid={errors[k] ? 'true' : undefined}
+        aria-describedby={`h-${k}${errors[k] ? ` e-${k}` : ''}`}
+        required={k === 'url'}
+      />
+      <small id={`h-${k}`}>{hint}</small>
+      {errors[k] ? (
+        <p id={`e-${k}`} class="field-error">
+          {errors[k]}
+        </p>
+      ) : null}
+    </div>
+  );
+
+  if (loading) return <Loading what="Reading the catalog" />;
+
+  return (
+    <section>
+      <ScreenTitle>{original ? `Edit ${original.name}` : 'New catalog'}</ScreenTitle>
+      <form class="catalog-form" onSubmit={submit} noValidate>
+        {input('url', 'Url (required)', 'The site: every page under this url may be crawled.', 'url')}
+        {input('name', 'Name', 'A short name to find it by; the url is used when empty.')}
+        {input('startUrl', 'Start url', 'Where the crawl begins; the url when empty.', 'url')}
+        <details open={!!(errors.depth || errors.maxPages || errors.intervalMs)}>
+          <summary>Limits</summary>
+          {input('depth', 'Depth', 'Links to follow from the start url; -1 = no limit.', 'number')}
+          {input('maxPages', 'Most pages', 'The crawl stops after saving this many pages.', 'number')}
+          {input('intervalMs', 'Pause between requests (ms)', 'Per host; empty = the default.', 'number')}
+        </details>
+        <fieldset class={errors.outputs ? 'invalid' : ''} aria-describedby={errors.outputs ? 'e-outputs' : undefined}>
+          <legend>Outputs</legend>
+          {OUTPUTS.map((o) => (
+            <label key={o} class="check">
+              <input
+                type="checkbox"
+                id={o === 'file' ? 'f-outputs' : undefined}
+                checked={form.outputs.includes(o)}
+                onChange={(e) =>
+                  set(
+                    'outputs',
+                    e.currentTarget.checked
+                      ? OUTPUTS.filter((x) => x === o || form.outputs.includes(x))
+                      : form.outputs.filter((x) => x !== o),
+                  )
+                }
+              />{' '}
+              {o === 'file'
+                ? 'file (pages kept)'
+                : o === 'index'
+                  ? 'index (words search)'
+                  : 'vector (meaning search; slower)'}
+            </label>
+          ))}
+          {errors.outputs ? (
+            <p id="e-outputs" class="field-error">
+              {errors.outputs}
+            </p>
+          ) : null}
+        </fieldset>
+        <div class={`field${errors.cat ? ' invalid' : ''}`}>
+          <label for="f-cat">Category</label>
+          <select id="f-cat" value={form.cat} onChange={(e) => set('cat', e.currentTarget.value)}>
+            {cats.map((c) => (
+              <option key={c} value={c}>
+                {c}
+              </option>
+            ))}
+          </select>
+          {errors.cat ? <p class="field-error">{errors.cat}</p> : null}
+        </div>
+        <label class="check">
+          <input
+            type="checkbox"
+            id="f-images"
+            checked={form.images}
+            onChange={(e) => set('images', e.currentTarget.checked)}
+          />{' '}
+          Keep the pictures of pages
+        </label>
+        <ErrorLine error={error} what="Not saved" />
+        <div class="actions">
+          <button type="submit" disabled={busy}>
+            {busy ? 'Saving…' : original ? 'Save' : 'Create catalog'}
+          </button>
+          <a href={original ? href(`monitor/${original.name}`) : href('catalogs')}>Cancel</a>
+        </div>
+      </form>
+      {original ? (
+        <div class="danger">
+          <h2>Delete this catalog</h2>
+          <p>
+            The definition goes; a catalog that still holds versions is refused (delete its versions on the monitor).
+          </p>
+          {confirmDelete ? (
+            <div class="actions">
+              <button type="button" class="danger" onClick={remove} disabled={busy}>
+                Yes, delete {original.name}
+              </button>
+              <button type="button" class="secondary" onClick={() => setConfirmDelete(false)}>
+                Keep it
+              </button>
+            </div>
+          ) : (
+            <button type="button" class="secondary" onClick={() => setConfirmDelete(true)}>
+              Delete catalog…
+            </button>
+          )}
+        </div>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,253 @@
+import { useEffect, useState } from 'preact/hooks';
+import { get, getBlob, qs } from '../api';
+import { Highlight } from '../highlight';
+import type { Catalog, ResourceView, SearchHit, SearchPage } from '../types';
+import { Empty, ErrorLine, go, href, Loading, message, ScreenTitle } from '../ui';
+
+type Mode = 'words' | 'meaning' | 'pictures';
+const MODES: Array<[Mode, string]> = [
+  ['words', 'Words'],
+  ['meaning', 'Meaning'],
+  ['pictures', 'Pictures'],
+];
+
+interface Picture {
+  key: string;
+  src: string;
+  alt: string;
+  page: SearchHit;
+}
+
+/** The pictures kept with the pages a words search found (the API has no picture search of its own). */
+async function picturesOf(hits: SearchHit[], signal: AbortSignal): Promise<Picture[]> {
+  const out: Picture[] = [];
+  const seen = new Set<string>();
+  for (const hit of hits) {
+    const r = await get<ResourceView>(`/v2/resource/${hit.id}`, signal).catch(() => null);
+    for (const img of r?.images ?? []) {
+      if (out.length >= 24) return out;
+      // The same picture (a logo) on many pages shows once, linked to the first page found.
+      if (seen.has(img.id)) continue;
+      seen.add(img.id);
+      const blob = await getBlob(img.file, signal).catch(() => null);
+      if (!blob?.type.startsWith('image/')) continue;
+      out.push({
+        key: img.id,
+        src: URL.createObjectURL(blob),
+        alt: img.alt || `A picture from ${hit.title}`,
+        page: hit,
+      });
+    }
+  }
+  return out;
+}
+
+/** One box, three modes (words, meaning, the pictures of the pages found), a catalog filter, cursor paging. */
+export function Search({ query }: { query: URLSearchParams }) {
+  const q = query.get('q') ?? '';
+  const mode = (query.get('mode') as Mode | null) ?? 'words';
+  const catalog = query.get('catalog') ?? '';
+  const cursor = query.get('cursor') ?? '';
+  const [text, setText] = useState(q);
+  const [catalogs, setCatalogs] = useState<Catalog[]>([]);
+  const [page, setPage] = useState<SearchPage | null>(null);
+  const [pictures, setPictures] = useState<Picture[] | null>(null);
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+  const asked = query.has('q');
+
+  useEffect(() => {
+    get<Catalog[]>('/v2/catalog').then(setCatalogs, () => undefined);
+  }, []);
+  useEffect(() => setText(q), [q]);
+
+  useEffect(() => {
+    if (!asked) return;
+    const ac = new AbortController();
+    setBusy(true);
+    setError('');
+    setPictures(null);
+    const path =
+      `/v2/search` +
+      qs({
+        q,
+        mode: mode === 'meaning' ? 'meaning' : 'words',
+        catalog,
+        size: mode === 'pictures' ? 20 : 10,
+        cursor,
+      });
+    get<SearchPage>(path, ac.signal)
+      .then(async (p) => {
+        if (ac.signal.aborted) return;
+        setPage(p);
+        if (mode === 'pictures') setPictures(await picturesOf(p.results, ac.signal));
+      })
+      .catch((err) => {
+        if (ac.signal.aborted) return;
+        setPage(null);
+        setError(message(err));
+      })
+      .finally(() => !ac.signal.aborted && setBusy(false));
+    return () => ac.abort();
+  }, [q, mode, catalog, cursor, asked]);
+
+  useEffect(
+    () => () => {
+      for (const p of pictures ?? []) URL.revokeObjectURL(p.src);
+    },
+    [pictures],
+  );
+
+  const run = (next: { mode?: Mode; catalog?: string }) =>
+    go('search', { q: text, mode: next.mode ?? mode, catalog: next.catalog ?? catalog });
+
+  const published = catalogs.filter((c) => c.searchVersion >= 0);
+  const chosen = catalogs.find((c) => c.name === catalog || c.id === catalog);
+  const noVectors = mode === 'meaning' && chosen && !(chosen.settings.outputs ?? []).includes('vector');
+
+  return (
+    <section>
+      <ScreenTitle>Search</ScreenTitle>
+      {/* biome-ignore lint/a11y/useSemanticElements: a form with the search landmark; <search> is too new for some browsers */}
+      <form
+        role="search"
+        class="search-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          run({});
+        }}
+      >
+        <div class="search-box">
+          <label for="q" class="sr-only">
+            Search
+          </label>
+          <input
+            id="q"
+            type="search"
+            name="q"
+            value={text}
+            placeholder="json dumps"
+            onInput={(e) => setText(e.currentTarget.value)}
+            aria-describedby="search-help"
+          />
+          <button type="submit">Search</button>
+        </div>
+        <div class="search-options">
+          <fieldset class="modes">
+            <legend>Mode</legend>
+            {MODES.map(([m, label]) => (
+              <label key={m} class="check">
+                <input type="radio" name="mode" value={m} checked={mode === m} onChange={() => run({ mode: m })} />{' '}
+                {label}
+              </label>
+            ))}
+          </fieldset>
+          <div class="field">
+            <label for="search-catalog">Catalog</label>
+            <select id="search-catalog" value={catalog} onChange={(e) => run({ catalog: e.currentTarget.value })}>
+              <option value="">Every published catalog</option>
+              {published.map((c) => (
+                <option key={c.id} value={c.name}>
+                  {c.name}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
+        <p id="search-help" class="muted">
+          {mode === 'words'
+            ? 'Words: pages holding these words, best first, with the passages that match. A blank box lists what was kept.'
+            : mode === 'meaning'
+              ? 'Meaning: pages about the same thing, even in other words (catalogs with the vector output only).'
+              : 'Pictures: there is no picture search in the API; these are the pictures kept with the pages a words search finds, each linked to its page.'}
+        </p>
+      </form>
+
+      {busy ? <Loading what={mode === 'pictures' ? 'Searching and fetching pictures' : 'Searching'} /> : null}
+      <ErrorLine error={error} what="The search failed" />
+      {error && /published|no version/i.test(error) ? (
+        <p>Nothing is searchable until a crawl publishes a version: start one on the catalog's monitor.</p>
+      ) : null}
+      {!asked && !busy ? (
+        <Empty>
+          {published.length === 0 ? (
+            <p>
+              No catalog is published yet. Crawl one from <a href={href('catalogs')}>Catalogs</a>; it is searchable once
+              its first version is published.
+            </p>
+          ) : (
+            <p>Type some words and press Enter. Choose Meaning to find pages about the same thing in other words.</p>
+          )}
+        </Empty>
+      ) : null}
+
+      {page && !busy ? (
+        <>
+          <p class="muted" role="status">
+            {page.total} {page.total === 1 ? 'result' : 'results'} in {page.elapsedMillis} ms
+          </p>
+          {page.results.length === 0 ? (
+            <Empty>
+              <p>Nothing found for “{q}”.</p>
+              <p>
+                {noVectors
+                  ? `Catalog ${chosen?.name} keeps no vectors: meaning search needs the vector output. Edit the catalog, add vector, and crawl or replay it.`
+                  : mode === 'meaning'
+                    ? 'Meaning search reads only catalogs with the vector output. Try Words, or add vector to a catalog and crawl it.'
+                    : 'Try fewer or other words, or every catalog.'}
+              </p>
+            </Empty>
+          ) : null}
+          {mode !== 'pictures' ? (
+            <ol class="results">
+              {page.results.map((r) => (
+                <li key={r.id}>
+                  <h2>
+                    <a href={r.url} rel="noreferrer">
+                      {r.title || r.url}
+                    </a>
+                  </h2>
+                  <p class="url">{r.url}</p>
+                  {r.highlights.slice(0, 3).map((h, i) => (
+                    <p key={i} class="passage">
+                      <Highlight passage={h} />
+                    </p>
+                  ))}
+                  <p class="meta">
+                    {r.catalog} · version {r.version} · score {r.score.toFixed(2)} ·{' '}
+                    <a href={href(`url/${r.id}`)} aria-label={`Stored copy and why: ${r.title || r.url}`}>
+                      stored copy
+                    </a>
+                  </p>
+                </li>
+              ))}
+            </ol>
+          ) : pictures ? (
+            pictures.length === 0 ? (
+              <Empty>
+                <p>No pictures were kept with the pages found. Try other words, or a catalog that keeps pictures.</p>
+              </Empty>
+            ) : (
+              <ul class="gallery">
+                {pictures.map((p) => (
+                  <li key={p.key}>
+                    <a href={p.page.url} rel="noreferrer">
+                      <img src={p.src} alt={p.alt} loading="lazy" />
+                      <span>{p.page.title}</span>
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            )
+          ) : null}
+          <nav class="pager" aria-label="Result pages">
+            {cursor ? <a href={href('search', { q, mode, catalog })}>First page</a> : null}
+            {page.nextCursor ? (
+              <a href={href('search', { q, mode, catalog, cursor: page.nextCursor })}>Next page</a>
+            ) : null}
+          </nav>
+        </>
+      ) : null}
+    </section>
+  );
+}
