@@ -276,13 +276,17 @@ class Shell implements PromptSession {
       this.#rl.prompt();
     }
     const queued = this.#lines.shift();
-    if (queued !== undefined) return Promise.resolve(queued);
+    if (queued !== undefined) {
+      this.#forget(queued);
+      return Promise.resolve(queued);
+    }
     if (this.#closed) return Promise.resolve(undefined);
     const cancel = this.#foreground?.signal;
     return new Promise((resolve) => {
       const done = (line: string | undefined) => {
         signal?.removeEventListener('abort', withdraw);
         cancel?.removeEventListener('abort', withdraw);
+        if (line !== undefined) this.#forget(line);
         resolve(line);
       };
       const withdraw = () => {
@@ -293,6 +297,16 @@ class Shell implements PromptSession {
       signal?.addEventListener('abort', withdraw);
       cancel?.addEventListener('abort', withdraw);
     });
+  }
+
+  /** An answer to a question is not a command: it leaves the history. */
+  #forget(answer: string): void {
+    if (!this.interactive) return;
+    const history = (this.#rl as unknown as { history: string[] }).history;
+    if (history[0] === answer.trim() || history[0] === answer) {
+      history.shift();
+      writeHistory(this.#historyFile, history);
+    }
   }
 
   /** The next line typed (or read), undefined at EOF. */

@@ -1,6 +1,6 @@
 import { CATALOG_CATS, defaultCatalogSettings, type RunReport } from '@greenfinger/core';
 import { intArg } from '../args.js';
-import { type CommandSpec, defineCommand } from '../command-spec.js';
+import { type CommandContext, type CommandSpec, defineCommand } from '../command-spec.js';
 import { formatSummary } from '../format.js';
 import { EXIT } from '../io.js';
 import { jsonOption, SETTINGS_OPTIONS } from './options.js';
@@ -90,20 +90,13 @@ export const INFO_COMMANDS: CommandSpec[] = [
     examples: ['index-info', 'index-info --json'],
     promptExamples: ['index-info', 'index-info --json'],
     run: async (ctx, _args, opts) => {
-      const gf = await ctx.gf();
-      const stats = await gf.index().stats();
-      if (opts.json) {
-        ctx.io.out(`${JSON.stringify(stats)}\n`);
-        return EXIT.ok;
-      }
-      const names = await catalogNames(ctx);
-      const rows = [['catalog', 'version', 'documents']];
-      for (const c of stats.catalogs)
-        for (const v of c.versions) rows.push([names.get(c.catalogId) ?? c.catalogId, `v${v.version}`, n(v.documents)]);
-      ctx.io.out(
-        `${stats.name}${stats.bytes !== undefined ? `, ${n(stats.bytes)} bytes` : ''}\n${rows.length > 1 ? table(rows) : 'no documents\n'}`,
-      );
-      return EXIT.ok;
+      const stats = await (await ctx.gf()).index().stats();
+      return statsView(ctx, opts, stats, 'documents', (names) => [
+        ['catalog', 'version', 'documents'],
+        ...stats.catalogs.flatMap((c) =>
+          c.versions.map((v) => [names.get(c.catalogId) ?? c.catalogId, `v${v.version}`, n(v.documents)]),
+        ),
+      ]);
     },
   }),
   defineCommand<{ json?: boolean }>({
@@ -113,32 +106,39 @@ export const INFO_COMMANDS: CommandSpec[] = [
     examples: ['vector-info', 'vector-info --json'],
     promptExamples: ['vector-info', 'vector-info --json'],
     run: async (ctx, _args, opts) => {
-      const gf = await ctx.gf();
-      const stats = await gf.vectorFamily().stats();
-      if (opts.json) {
-        ctx.io.out(`${JSON.stringify(stats)}\n`);
-        return EXIT.ok;
-      }
-      const names = await catalogNames(ctx);
-      const rows = [['collection', 'dims', 'catalog', 'version', 'points']];
-      for (const c of stats.collections)
-        for (const v of c.versions)
-          rows.push([
+      const stats = await (await ctx.gf()).vectorFamily().stats();
+      return statsView(ctx, opts, stats, 'vectors', (names) => [
+        ['collection', 'dims', 'catalog', 'version', 'points'],
+        ...stats.collections.flatMap((c) =>
+          c.versions.map((v) => [
             c.collection,
             String(c.dims),
             names.get(v.catalogId) ?? v.catalogId,
             `v${v.version}`,
             n(v.points),
-          ]);
-      ctx.io.out(
-        `${stats.name}${stats.bytes !== undefined ? `, ${n(stats.bytes)} bytes` : ''}\n${rows.length > 1 ? table(rows) : 'no vectors\n'}`,
-      );
-      return EXIT.ok;
+          ]),
+        ),
+      ]);
     },
   }),
 ];
 
-async function catalogNames(ctx: Parameters<CommandSpec['run']>[0]): Promise<Map<string, string>> {
+/** A store's statistics: its JSON, or its name, size and a table of rows (catalog names for ids). */
+async function statsView(
+  ctx: CommandContext,
+  opts: { json?: boolean },
+  stats: { name: string; bytes?: number | undefined },
+  what: string,
+  rows: (names: Map<string, string>) => string[][],
+): Promise<number> {
+  if (opts.json) {
+    ctx.io.out(`${JSON.stringify(stats)}\n`);
+    return EXIT.ok;
+  }
   const list = await (await (await ctx.gf()).catalogs()).list();
-  return new Map(list.map((c) => [c.id, c.name]));
+  const table_ = rows(new Map(list.map((c) => [c.id, c.name])));
+  ctx.io.out(
+    `${stats.name}${stats.bytes !== undefined ? `, ${n(stats.bytes)} bytes` : ''}\n${table_.length > 1 ? table(table_) : `no ${what}\n`}`,
+  );
+  return EXIT.ok;
 }

@@ -1,8 +1,9 @@
-import { type CatalogRef, isUuid, type TestUrlReport } from '@greenfinger/core';
+import type { TestUrlReport } from '@greenfinger/core';
 import { intArg } from '../args.js';
 import { type CommandSpec, defineCommand } from '../command-spec.js';
 import { EXIT } from '../io.js';
 import { dataOption, jsonOption, verboseOption } from './options.js';
+import { idOrName } from './versions.js';
 
 interface TestUrlOptions {
   url: string;
@@ -43,13 +44,7 @@ export const TEST_URL_COMMAND = defineCommand<TestUrlOptions>({
   ],
   run: async (ctx, _args, opts) => {
     const gf = await ctx.gf();
-    const word = opts.catalog?.trim();
-    const catalog: CatalogRef | undefined = word
-      ? isUuid(word.toLowerCase())
-        ? { id: word.toLowerCase() }
-        : { name: word }
-      : undefined;
-    const report = await gf.testUrl.test({ url: opts.url, catalog, textLines: opts.lines });
+    const report = await gf.testUrl.test({ url: opts.url, catalog: idOrName(opts.catalog), textLines: opts.lines });
     ctx.io.out(opts.json ? `${JSON.stringify(report)}\n` : formatTestUrl(report));
     return EXIT.ok;
   },

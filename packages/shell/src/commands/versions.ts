@@ -1,4 +1,4 @@
-import type { CatalogRef, VersionInfo } from '@greenfinger/core';
+import { type CatalogRef, isUuid, type VersionInfo } from '@greenfinger/core';
 import { type CommandSpec, defineCommand, type OptionSpec } from '../command-spec.js';
 import { EXIT, type Io } from '../io.js';
 import { dataOption, jsonOption, verboseOption } from './options.js';
@@ -36,6 +36,13 @@ export function catalogRefOf(opts: CatalogRefOptions, io: Io, verb: string): Cat
 }
 
 export { parseLayers } from './options.js';
+
+/** A catalog named by `--catalog`: an id (any case) or else a name. */
+export function idOrName(word: string | undefined): CatalogRef | undefined {
+  const w = word?.trim();
+  if (!w) return undefined;
+  return isUuid(w.toLowerCase()) ? { id: w.toLowerCase() } : { name: word };
+}
 
 /** Left-aligned columns, two spaces apart. */
 export function table(rows: string[][]): string {

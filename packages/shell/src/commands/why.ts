@@ -1,8 +1,9 @@
-import { type CatalogRef, isUuid, type UrlFate } from '@greenfinger/core';
+import type { UrlFate } from '@greenfinger/core';
 import { InvalidArgumentError } from 'commander';
 import { type CommandSpec, defineCommand } from '../command-spec.js';
 import { EXIT } from '../io.js';
 import { dataOption, jsonOption, verboseOption } from './options.js';
+import { idOrName } from './versions.js';
 
 interface WhyOptions {
   catalog?: string;
@@ -46,11 +47,7 @@ export const WHY_COMMAND = defineCommand<WhyOptions>({
   run: async (ctx, args, opts) => {
     const gf = await ctx.gf();
     const url = args[0] ?? '';
-    const catalog: CatalogRef | undefined = opts.catalog
-      ? isUuid(opts.catalog.trim().toLowerCase())
-        ? { id: opts.catalog.trim().toLowerCase() }
-        : { name: opts.catalog }
-      : undefined;
+    const catalog = idOrName(opts.catalog);
     const fate = await gf.ledger.why(url, {
       ...(catalog ? { catalog } : {}),
       ...(opts.version !== undefined ? { version: opts.version } : {}),
