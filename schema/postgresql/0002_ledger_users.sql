@@ -14,6 +14,7 @@ CREATE TABLE "crawler_url" (
     "depth" INTEGER NOT NULL,
     "fetched_at" TIMESTAMPTZ(3),
     "updated_at" TIMESTAMPTZ(3) NOT NULL,
+    "redirects" TEXT NOT NULL DEFAULT '[]',
 
     CONSTRAINT "crawler_url_pkey" PRIMARY KEY ("id")
 );

@@ -13,7 +13,8 @@ CREATE TABLE "crawler_url" (
     "referrer" TEXT,
     "depth" INTEGER NOT NULL,
     "fetched_at" DATETIME,
-    "updated_at" DATETIME NOT NULL
+    "updated_at" DATETIME NOT NULL,
+    "redirects" TEXT NOT NULL DEFAULT '[]'
 );
 
 -- CreateTable

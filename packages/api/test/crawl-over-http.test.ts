@@ -94,6 +94,10 @@ describe('a crawl driven over the API (inject)', () => {
     const one = (await f.call({ method: 'GET', url: `/v2/urls/${missing.urlId}`, as: 'support' })).json().data;
     expect(one).toMatchObject({ urlId: missing.urlId, url: missing.url, state: 'failed' });
     expect(one.explanation).toBeTruthy();
+    // A redirect target carries the chain that led to it.
+    const target = (await f.call({ method: 'GET', url: '/v2/urls?catalog=garden&q=loop-b', as: 'support' })).json().data
+      .items[0];
+    expect(target.redirects).toEqual([`${site.origin}/loop-a`]);
     const rejected = (
       await f.call({ method: 'GET', url: '/v2/urls?status=rejected&catalog=garden&limit=1000', as: 'support' })
     ).json().data;

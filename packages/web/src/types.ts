@@ -126,6 +126,8 @@ export interface UrlRow {
   reason: string;
   referrer: string | null;
   depth: number;
+  /** The redirects that led to this url, first one first. */
+  redirects: string[];
   fetchedAt: string | null;
   catalogId: string;
   version: number;

@@ -25,6 +25,7 @@ export function urlView(row: LedgerRow) {
     reason: row.reason,
     referrer: row.referrer,
     depth: row.depth,
+    redirects: row.redirects,
     fetchedAt: row.fetchedAt,
     catalogId: row.catalogId,
     version: row.version,

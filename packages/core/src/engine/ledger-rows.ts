@@ -42,6 +42,7 @@ export function ledgerRows(
         reason: '',
         referrer: e.referrer ?? null,
         depth: e.depth,
+        redirects: e.redirectChain ?? [],
         fetchedAt: null,
       }),
     );
@@ -57,13 +58,14 @@ export function ledgerRows(
         reason: r.reason,
         referrer: r.referrer ?? null,
         depth: r.depth ?? 0,
+        redirects: [],
         fetchedAt: null,
       }),
     );
   }
   for (const c of batch) {
     if (!c.lease || !c.outcome) continue;
-    const { url, depth, referrer } = c.lease;
+    const { url, depth, referrer, redirectChain } = c.lease;
     rows.push(
       row(url, c.hash ?? urlHash(url), {
         state: ledgerState(c.outcome),
@@ -73,6 +75,7 @@ export function ledgerRows(
         reason: c.why ?? '',
         referrer: referrer ?? null,
         depth,
+        redirects: redirectChain ?? [],
         fetchedAt: c.fetchedAt ?? null,
       }),
     );

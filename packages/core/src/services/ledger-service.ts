@@ -294,6 +294,7 @@ function crawlingRow(catalogId: string, version: number, u: InFlightUrl, held: L
     reason: '',
     referrer: u.referrer ?? held?.referrer ?? null,
     depth: u.depth,
+    redirects: held?.redirects ?? [],
     fetchedAt: null,
     updatedAt: u.since,
   };
@@ -391,8 +392,11 @@ export function explainFate(row: LedgerRow | undefined, ctx: FateContext): strin
 }
 
 function linkedFrom(row: LedgerRow): string {
-  if (row.referrer) return `, depth ${row.depth}, linked from ${row.referrer}`;
-  return row.depth === 0 ? ', a start url' : `, depth ${row.depth}`;
+  const chain = row.redirects ?? [];
+  const redirected =
+    chain.length > 0 ? `, reached by ${chain.length} redirect${chain.length > 1 ? 's' : ''} from ${chain[0]}` : '';
+  if (row.referrer) return `, depth ${row.depth}${redirected}, linked from ${row.referrer}`;
+  return row.depth === 0 ? `, a start url${redirected}` : `, depth ${row.depth}${redirected}`;
 }
 
 function refusedBy(row: LedgerRow): string {

@@ -5,7 +5,7 @@ import type { LedgerQuery, LedgerRow, LedgerState, UrlLedgerStore } from './reco
 
 const COLUMNS = columnList(URL_LEDGER);
 const SELECT = `SELECT ${COLUMNS} FROM crawler_url`;
-const ARRAY_TYPE = { text: 'text[]', int: 'int4[]', time: 'timestamptz[]' } as const;
+const ARRAY_TYPE = { text: 'text[]', int: 'int4[]', time: 'timestamptz[]', json: 'text[]' } as const;
 /** The whole batch as one array per column: one statement, whatever the batch's size (up to {@link CHUNK}). */
 const UPSERT =
   `INSERT INTO crawler_url (${COLUMNS}) SELECT * FROM unnest(` +

@@ -144,6 +144,7 @@ export const URL_LEDGER: TableSpec<LedgerRow> = {
     col('depth', 'depth', 'int'),
     col('fetched_at', 'fetchedAt', 'time'),
     col('updated_at', 'updatedAt', 'time'),
+    col('redirects', 'redirects', 'json'),
   ],
 };
 

@@ -70,6 +70,8 @@ export interface LedgerRow {
   reason: string;
   referrer: string | null;
   depth: number;
+  /** The redirects that led to this url, first one first; [] when it was linked directly. */
+  redirects: string[];
   /** ISO time of the fetch; null when no request was made. */
   fetchedAt: string | null;
   /** ISO time this row was written. */

@@ -26,6 +26,7 @@ export function ledgerRow(
     reason: '',
     referrer: 'https://example.test/',
     depth: 1,
+    redirects: [],
     fetchedAt: fetched ? '2026-12-01T10:00:00.000Z' : null,
     updatedAt: '2026-12-01T10:00:01.000Z',
     ...overrides,
@@ -54,6 +55,11 @@ export function describeUrlLedgerContract(name: string, open: () => Promise<Reco
         depth: 2,
         referrer: 'https://example.test/',
       });
+      const redirected = ledgerRow(c, 0, 'https://example.test/new', 'done', {
+        redirects: ['https://example.test/old', 'https://example.test/older'],
+      });
+      await db.ledger.record([redirected]);
+      expect((await db.ledger.get(redirected.id))?.redirects).toEqual(redirected.redirects);
       const refused = ledgerRow(c, 0, 'https://other.test/', 'rejected', {
         outcome: 'REJECTED_OUT_OF_SCOPE',
         detail: 'domain-scope',

@@ -29,6 +29,7 @@ function row(fields: Partial<LedgerRow>): LedgerRow {
     reason: '',
     referrer: 'http://127.0.0.1:8084/index.html',
     depth: 2,
+    redirects: [],
     fetchedAt: '2026-12-01T10:00:00.000Z',
     updatedAt: '2026-12-01T10:00:01.000Z',
     ...fields,
@@ -72,6 +73,9 @@ describe('explainFate', () => {
       'deleted by hand from version 3 of "python" (deleted by hand on 2026-12-02T00:00:00.000Z); it is not queued again in this version',
     );
     expect(explainFate(row({ depth: 0, referrer: null }), ctx)).toMatch(/, a start url$/);
+    expect(explainFate(row({ redirects: ['http://127.0.0.1:8084/old.html'] }), ctx)).toContain(
+      ', depth 2, reached by 1 redirect from http://127.0.0.1:8084/old.html, linked from http://127.0.0.1:8084/index.html',
+    );
   });
 
   it('tells a url never dispatched from a version without a ledger', () => {

@@ -61,6 +61,7 @@ describe('ledgerReplaces', () => {
     reason: '',
     referrer: null,
     depth: 0,
+    redirects: [],
     fetchedAt: null,
     updatedAt: '2026-12-01T00:00:00.000Z',
   });

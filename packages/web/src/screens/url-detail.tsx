@@ -87,6 +87,20 @@ export function UrlDetail({ urlId }: { urlId: string }) {
             )}
           </dd>
         </div>
+        {u.redirects?.length ? (
+          <div>
+            <dt>Redirected from</dt>
+            <dd>
+              <ol class="trail">
+                {u.redirects.map((r) => (
+                  <li key={r}>
+                    <a href={href('urls', { q: r.replace(/^https?:\/\/[^/]+/, '') || '/' })}>{r}</a>
+                  </li>
+                ))}
+              </ol>
+            </dd>
+          </div>
+        ) : null}
         <div>
           <dt>When</dt>
           <dd>{when(u.fetchedAt)}</dd>
