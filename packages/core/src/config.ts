@@ -96,6 +96,27 @@ export const settingsSchema = z.strictObject({
   /** GF_IMAGE_MAX_BYTES @default 10485760 */
   imageMaxBytes: z.coerce
     .number()
+  /** GF_CHROMIUM_PATH: the Chromium the `browser` and `adaptive` extractors drive; none is ever downloaded. */
+  chromiumPath: z.string().min(1).default('/usr/bin/chromium'),
+  /** GF_BROWSER_PAGES: pages the browser of one run has open at once, over every host. @default 2 */
+  browserPages: z.coerce.number().int().min(1).max(32).default(2),
+  /** GF_BROWSER_RECYCLE_PAGES: pages one browser renders before a fresh one replaces it (memory). @default 100 */
+  browserRecyclePages: z.coerce.number().int().min(1).default(100),
+  /** GF_RENDER_TIMEOUT_MS: a rendered page's navigation (its `load` event). @default 15000 */
+  renderTimeoutMs: z.coerce.number().int().min(100).default(15000),
+  /** GF_RENDER_IDLE_MS: the wait for the network to go quiet after `load`. @default 3000 */
+  renderIdleMs: z.coerce.number().int().min(0).default(3000),
+  /**
+   * GF_RENDER_SETTLE_MS: the wait after network idle for the page's text to reach GF_RENDER_MIN_TEXT_CHARS; a page
+   * still a shell then is REJECTED_UNRENDERED. @default 5000
+   */
+  renderSettleMs: z.coerce.number().int().min(0).default(5000),
+  /** GF_RENDER_MAX_SCROLLS: scrolls to the bottom of a rendered page (infinite scroll, bounded). @default 3 */
+  renderMaxScrolls: z.coerce.number().int().min(0).max(50).default(3),
+  /** GF_RENDER_MIN_TEXT_CHARS: RenderingDetector — a page with this much visible text is never rendered. @default 200 */
+  renderMinTextChars: z.coerce.number().int().min(0).default(200),
+  /** GF_RENDER_MAX_SCRIPT_SHARE: RenderingDetector — a page more than this share script bytes is a shell. @default 0.6 */
+  renderMaxScriptShare: z.coerce.number().gt(0).max(1).default(0.6),
     .int()
     .min(1)
     .default(10 * 1024 * 1024),
@@ -167,6 +188,15 @@ export const settingsEnv: Record<keyof Settings, string> = {
   imageMaxPixels: 'GF_IMAGE_MAX_PIXELS',
   imagesPerPage: 'GF_IMAGES_PER_PAGE',
   logLevel: 'GF_LOG_LEVEL',
+  chromiumPath: 'GF_CHROMIUM_PATH',
+  browserPages: 'GF_BROWSER_PAGES',
+  browserRecyclePages: 'GF_BROWSER_RECYCLE_PAGES',
+  renderTimeoutMs: 'GF_RENDER_TIMEOUT_MS',
+  renderIdleMs: 'GF_RENDER_IDLE_MS',
+  renderSettleMs: 'GF_RENDER_SETTLE_MS',
+  renderMaxScrolls: 'GF_RENDER_MAX_SCROLLS',
+  renderMinTextChars: 'GF_RENDER_MIN_TEXT_CHARS',
+  renderMaxScriptShare: 'GF_RENDER_MAX_SCRIPT_SHARE',
   workers: 'GF_WORKERS',
   stopDeadlineMs: 'GF_STOP_DEADLINE_MS',
   serverHost: 'GF_SERVER_HOST',
@@ -375,6 +405,14 @@ export const catalogSettingsSchema = z.strictObject({
    * The content dedup, by name in the content-dedup registry: `sha256`, `simhash` or a registered one;
    * empty = the node setting GF_CONTENT_DEDUP. @default ''
    */
+  /**
+   * How pages are fetched, by name in the extractor registry: `http` (the fetcher alone), `browser` (every html
+   * page rendered in Chromium) or `adaptive` (over http, rendered only when the RenderingDetector sees a shell).
+   * @default 'http'
+   */
+  extractor: componentName.default('http'),
+  /** Hosts (host:port) besides the page's own a rendered page may request; everything else is refused. @default [] */
+  renderHosts: z.array(z.string().regex(/^[^\s/?#]+$/, 'a host or host:port')).default(() => []),
   contentDedup: z.union([z.literal(''), componentName]).default(''),
 });
 

@@ -151,6 +151,11 @@ export interface RunReport {
   pictures?: { kept: number; rejected: Record<string, number>; examples: Record<string, string> };
   /** Pages whose bytes were not valid in their charset, decoded as windows-1252 (or utf-8) instead. */
   content?: { charsetFallbacks: number };
+  /**
+   * Pages the browser rendered (the `browser` and `adaptive` extractors): how many, and for which reason — the
+   * RenderingDetector's `empty-mount`, `noscript`, `mostly-scripts`, or `always`. Absent when none was rendered.
+   */
+  rendered?: { pages: number; reasons: Record<string, number> };
   outputs: Record<string, { written: number; failed: number; lastError?: string }>;
   embedding?: { provider: string; model: string; dims: number; chunks: number; msPerPage: number };
   /** Wall milliseconds per pipeline stage, summed over the pages handled concurrently (fetch, extract, …). */

@@ -23,6 +23,7 @@ export const Outcome = {
   REJECTED_TOO_MANY_REDIRECTS: 'REJECTED_TOO_MANY_REDIRECTS', // a redirect chain longer than GF_MAX_REDIRECTS
   REJECTED_REDIRECT_LOOP: 'REJECTED_REDIRECT_LOOP', // a redirect chain that comes back to a url on it
   REJECTED_BAD_IMAGE: 'REJECTED_BAD_IMAGE', // a picture whose bytes are not a sane image (pictures, not urls)
+  REJECTED_UNRENDERED: 'REJECTED_UNRENDERED', // rendered in the browser and still a shell when the wait ran out
   REJECTED_ERROR: 'REJECTED_ERROR', // something threw
   REJECTED_ABANDONED: 'REJECTED_ABANDONED', // the run ended before it was handled
 } as const;

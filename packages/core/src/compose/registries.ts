@@ -2,14 +2,59 @@ import { acceptorRegistry } from '../acceptors/acceptor-chain.js';
 import { contentExtractorRegistry } from '../content/content-extractors.js';
 import { createContentDedup } from '../dedup/content-dedup.js';
 import type { ContentDedupFilter } from '../dedup/url-filter.js';
+import { AdaptiveExtractor } from '../fetch/adaptive-extractor.js';
+import { BrowserExtractor } from '../fetch/browser-extractor.js';
 import type { Extractor } from '../fetch/extractor.js';
 import { HttpExtractor } from '../fetch/http-extractor.js';
+import { createRenderingDetector } from '../fetch/rendering-detector.js';
 import { Registry } from '../registry.js';
-import type { FetcherContext, NodeContext } from './components.js';
+import type { FetcherContext, NodeContext, RunContext } from './components.js';
 
 /** Fetchers (Extractors) by name, for the catalog field `fetcher`: `http` is undici with keep-alive. */
 export const fetcherRegistry = new Registry<(ctx: FetcherContext) => Extractor>('--fetcher', {
   http: (ctx) => new HttpExtractor({ settings: ctx.settings, connectionsPerOrigin: ctx.connectionsPerOrigin }),
+});
+
+/** What an extractor factory gets: the run, and the fetcher of the run (which the extractor it builds owns). */
+export interface ExtractorContext extends RunContext {
+  readonly http: Extractor;
+}
+
+/** The RenderingDetector with the node's thresholds (GF_RENDER_MIN_TEXT_CHARS, GF_RENDER_MAX_SCRIPT_SHARE). */
+export function renderingDetectorOf(ctx: NodeContext) {
+  return createRenderingDetector({
+    minTextChars: ctx.settings.renderMinTextChars,
+    maxScriptShare: ctx.settings.renderMaxScriptShare,
+  });
+}
+
+/** The browser side of a run: Chromium at GF_CHROMIUM_PATH with the pool and wait settings, the catalog's hosts. */
+export function browserExtractorOf(ctx: ExtractorContext): BrowserExtractor {
+  const s = ctx.settings;
+  return new BrowserExtractor(ctx.http, {
+    executablePath: s.chromiumPath,
+    maxPages: s.browserPages,
+    recycleAfter: s.browserRecyclePages,
+    navigationTimeoutMs: s.renderTimeoutMs,
+    idleTimeoutMs: s.renderIdleMs,
+    settleTimeoutMs: s.renderSettleMs,
+    maxScrolls: s.renderMaxScrolls,
+    minTextChars: s.renderMinTextChars,
+    detector: renderingDetectorOf(ctx),
+    allowHosts: ctx.catalog.settings.renderHosts,
+    userAgent: s.userAgent,
+    log: ctx.log.child({ component: 'browser' }),
+  });
+}
+
+/**
+ * Extractors by name, for the catalog field `extractor`: how the run's fetcher is used for pages. `http` is the
+ * fetcher alone; `browser` renders every html page; `adaptive` renders only what the RenderingDetector calls a shell.
+ */
+export const extractorRegistry = new Registry<(ctx: ExtractorContext) => Extractor>('--extractor', {
+  http: (ctx) => ctx.http,
+  browser: (ctx) => browserExtractorOf(ctx),
+  adaptive: (ctx) => new AdaptiveExtractor(ctx.http, browserExtractorOf(ctx), renderingDetectorOf(ctx)),
 });
 
 /**
@@ -31,6 +76,7 @@ export const contentDedupRegistry = new Registry<(ctx: NodeContext) => Promise<C
  */
 export const registries = {
   fetcher: fetcherRegistry,
+  extractor: extractorRegistry,
   contentExtractor: contentExtractorRegistry,
   acceptors: acceptorRegistry,
   contentDedup: contentDedupRegistry,

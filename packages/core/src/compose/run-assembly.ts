@@ -31,7 +31,7 @@ import { chunkText } from '../vector/chunking.js';
 import type { VectorStore } from '../vector/vector-store.js';
 import type { ComponentFactory } from './component-factory.js';
 import type { AcceptorCheck, RunContext } from './components.js';
-import { fetcherRegistry } from './registries.js';
+import { extractorRegistry, fetcherRegistry } from './registries.js';
 import { describeFailure, SiteWatch, StorageWatch } from './run-watch.js';
 
 /** The fetchers of one run: pages without following redirects, pictures and robots.txt/sitemaps following them. */
@@ -52,9 +52,11 @@ export function assembleFetchers(f: ComponentFactory, ctx: RunContext, site?: Si
   const createDefault = () => fetcherRegistry.get(s.fetcher)({ ...ctx, connectionsPerOrigin, createDefault });
   const own = f.components.fetcher?.({ ...ctx, connectionsPerOrigin, createDefault }) ?? createDefault();
   const base = site ? site.extractor(own) : own;
+  // Pages through the catalog's extractor (http, browser, adaptive), which owns the fetcher: its close closes both.
+  const pages = extractorRegistry.get(s.extractor)({ ...ctx, http: base });
   // Every page request (each retry too) is timed into the node's fetch-latency histogram (MetricsService).
   const timings = fetchTimings(f);
-  const page = timedExtractor(noRedirects(base), (seconds) => timings.observe(ctx.catalog.name, seconds));
+  const page = timedExtractor(noRedirects(pages), (seconds) => timings.observe(ctx.catalog.name, seconds));
   return {
     page: withRetry(page, { retries: s.maxRetries, retryStatuses: [429, 500, 502, 503, 504] }),
     image: withRetry(base, { retries: s.maxRetries }),
@@ -62,7 +64,7 @@ export function assembleFetchers(f: ComponentFactory, ctx: RunContext, site?: Si
       const r = await base.fetch(url);
       return { status: r.status, text: r.text ?? r.body.toString('utf8') };
     },
-    close: () => base.close(),
+    close: () => pages.close(),
   };
 }
 

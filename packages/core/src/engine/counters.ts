@@ -28,6 +28,7 @@ const BUCKET: Record<
   REJECTED_UNREACHABLE: 'unreachable',
   REJECTED_BAD_STATUS: 'failures',
   REJECTED_TOO_LARGE: 'failures',
+  REJECTED_UNRENDERED: 'failures',
   REJECTED_ERROR: 'failures',
   REJECTED_TRAP: 'filtered',
   REJECTED_TOO_MANY_REDIRECTS: 'failures',
@@ -64,6 +65,8 @@ export interface CounterSnapshot {
   pictures: { rejected: Record<string, number>; examples: Record<string, string> };
   /** Pages whose bytes were not valid in their charset and were decoded with another (windows-1252 or utf-8). */
   charsetFallbacks: number;
+  /** Pages the browser rendered, by the reason each was rendered for (`empty-mount`, `noscript`, `mostly-scripts`, `always`). */
+  rendered: Record<string, number>;
   elapsedMs: number;
 }
 
@@ -107,6 +110,7 @@ export class Counters implements PictureTally {
   readonly examples: Record<string, string> = {};
   readonly pictures = { rejected: {} as Record<string, number>, examples: {} as Record<string, string> };
   charsetFallbacks = 0;
+  readonly rendered: Record<string, number> = {};
   readonly #start: number;
 
   constructor(start = Date.now(), base?: Partial<CounterSnapshot>) {
@@ -146,6 +150,11 @@ export class Counters implements PictureTally {
     this.charsetFallbacks++;
   }
 
+  /** The browser rendered a page, for `reason` (whether it then rendered or stayed a shell). */
+  render(reason: string): void {
+    this.rendered[reason] = (this.rendered[reason] ?? 0) + 1;
+  }
+
   /**
    * The run ended before this url could be handled (a limit was reached while it was in flight). It is not
    * handled: its lease stays on the frontier and it counts as outstanding.
@@ -167,6 +176,7 @@ export class Counters implements PictureTally {
     Object.assign(this.pictures.rejected, base.pictures?.rejected ?? {});
     Object.assign(this.pictures.examples, base.pictures?.examples ?? {});
     this.charsetFallbacks = base.charsetFallbacks ?? 0;
+    Object.assign(this.rendered, base.rendered ?? {});
   }
 
   snapshot(): CounterSnapshot {
@@ -182,6 +192,7 @@ export class Counters implements PictureTally {
       examples: { ...this.examples },
       pictures: { rejected: { ...this.pictures.rejected }, examples: { ...this.pictures.examples } },
       charsetFallbacks: this.charsetFallbacks,
+      rendered: { ...this.rendered },
       elapsedMs: Date.now() - this.#start,
     };
   }

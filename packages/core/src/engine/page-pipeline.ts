@@ -135,7 +135,7 @@ const trapBudget: Stage = async (page, { queue }) => {
 };
 
 /** Extractor, under the host's politeness slot; the answer goes to the write-ahead log the moment it arrives. */
-const fetchPage: Stage = async (page, { deps: d, clock }) => {
+const fetchPage: Stage = async (page, { deps: d, clock, counters }) => {
   const recorded = await d.inflight.load(page.hash);
   if (recorded) {
     page.result = { ...recorded, text: undefined };
@@ -161,6 +161,7 @@ const fetchPage: Stage = async (page, { deps: d, clock }) => {
   }
   page.completion.status = result.status;
   page.completion.fetchedAt = new Date().toISOString();
+  if (result.rendering) counters.render(result.rendering.reason);
   await d.inflight.save(page.hash, result);
   page.result = result;
   return NEXT;
@@ -227,6 +228,13 @@ const markupCheck: Stage = async (page) => {
   if (looksBinary(body))
     return done(Outcome.REJECTED_NOT_MARKUP, 'binary', `binary bytes served as ${contentType || 'html'}`);
   return NEXT;
+};
+
+/** A page the browser rendered that was still a shell when the settle wait ran out: REJECTED_UNRENDERED:<reason>. */
+const renderCheck: Stage = async (page) => {
+  const r = page.result.rendering;
+  if (r?.outcome !== 'unrendered') return NEXT;
+  return done(Outcome.REJECTED_UNRENDERED, r.reason, `still a shell after ${r.ms} ms in the browser`);
 };
 
 /** ContentExtractor (on a worker thread): title, article text, link density, links, pictures. */
@@ -360,6 +368,7 @@ export const DOCUMENT_PIPELINE: ReadonlyArray<{ readonly name: string; readonly 
   { name: 'fetch', run: fetchPage },
   { name: 'status', run: statusAndRedirect },
   { name: 'markup', run: markupCheck },
+  { name: 'render', run: renderCheck },
   { name: 'extract', run: contentExtraction },
   { name: 'links', run: linkExtraction },
   { name: 'noindex', run: robotsMetaNoindex },

@@ -61,6 +61,7 @@ export function buildRunReport(input: {
     examples: c.examples,
     pictures: { kept: c.images, rejected: c.pictures.rejected, examples: c.pictures.examples },
     content: { charsetFallbacks: c.charsetFallbacks },
+    ...(Object.keys(c.rendered).length > 0 ? { rendered: renderedOf(c.rendered) } : {}),
     outputs: input.outputs,
     stages: result.stages,
     ...(input.embedding ? { embedding: input.embedding } : {}),
@@ -71,4 +72,9 @@ export function buildRunReport(input: {
       note: result.error ? `${NOTES[result.reason]}: ${result.error}` : NOTES[result.reason],
     },
   };
+}
+
+/** Pages the browser rendered: how many, and how many for each reason. */
+function renderedOf(byReason: Record<string, number>): { pages: number; reasons: Record<string, number> } {
+  return { pages: Object.values(byReason).reduce((a, b) => a + b, 0), reasons: { ...byReason } };
 }

@@ -14,6 +14,21 @@ export interface FetchResult {
   etag: string | null;
   lastModified: string | null;
   elapsedMs: number;
+  /** Set when a browser rendered the page (the `browser` and `adaptive` extractors): why, and whether it rendered. */
+  rendering?: Rendering | undefined;
+}
+
+/**
+ * A page the browser rendered. `reason` is the RenderingDetector's (`empty-mount`, `noscript`, `mostly-scripts`) or
+ * `always` (the `browser` extractor); `unrendered` is a page still a shell when the settle wait ran out.
+ */
+export interface Rendering {
+  reason: string;
+  outcome: 'rendered' | 'unrendered';
+  /** Time in the browser: navigation, network idle, the wait for text, the scrolls. */
+  ms: number;
+  /** Requests of the page refused: other hosts the catalog does not allow, downloads. */
+  blocked: number;
 }
 
 export interface FetchOptions {

@@ -1,3 +1,5 @@
+export { AdaptiveExtractor } from './adaptive-extractor.js';
+export { BrowserExtractor, type BrowserExtractorOptions, CHROMIUM_ARGS } from './browser-extractor.js';
 export {
   type CharsetDetection,
   type CharsetSource,
@@ -10,4 +12,12 @@ export { type ContentKind, contentKind, isMarkupType, isPageType, looksBinary } 
 export type * from './extractor.js';
 export { HttpExtractor, type HttpExtractorOptions } from './http-extractor.js';
 export { HostPoliteness, type HostPolitenessOptions, type Release } from './politeness.js';
+export {
+  createRenderingDetector,
+  RENDER_REASONS,
+  type RenderDecision,
+  type RenderingDetector,
+  type RenderingDetectorOptions,
+  type RenderReason,
+} from './rendering-detector.js';
 export { parseRetryAfter, type RetryOptions, withRetry } from './with-retry.js';

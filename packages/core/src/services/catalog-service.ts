@@ -222,6 +222,7 @@ export class CatalogService {
 /** The components a catalog names must be registered. @throws ConfigError naming the field and the known names */
 function assertComponentNames(settings: CatalogSettings): void {
   registries.fetcher.assert(settings.fetcher);
+  registries.extractor.assert(settings.extractor);
   registries.contentExtractor.assert(settings.contentExtractor);
   for (const name of settings.acceptors) registries.acceptors.assert(name);
   if (settings.contentDedup) registries.contentDedup.assert(settings.contentDedup);

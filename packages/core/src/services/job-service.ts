@@ -606,6 +606,7 @@ function finalCounters(r: RunReport, last: CounterSnapshot | null): CounterSnaps
     examples: { ...r.examples },
     pictures: { rejected: { ...(r.pictures?.rejected ?? {}) }, examples: { ...(r.pictures?.examples ?? {}) } },
     charsetFallbacks: r.content?.charsetFallbacks ?? 0,
+    rendered: { ...(r.rendered?.reasons ?? {}) },
     elapsedMs: r.elapsedMs,
   };
 }

@@ -342,6 +342,7 @@ const FETCHED: Partial<Record<string, string>> = {
   REJECTED_UNREACHABLE: 'could not be fetched',
   REJECTED_TOO_LARGE: 'not saved: the response is larger than the limit',
   REJECTED_TOO_MANY_REDIRECTS: 'not followed: too many redirects in a row',
+  REJECTED_UNRENDERED: 'not saved: rendered in the browser and still an empty shell when the wait ran out',
   REJECTED_ERROR: 'failed while it was handled',
   REJECTED_ABANDONED: 'abandoned: the run ended before it was handled',
 };

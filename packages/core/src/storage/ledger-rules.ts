@@ -25,6 +25,7 @@ const STATE_OF_OUTCOME: Record<Outcome, Exclude<LedgerState, 'queued' | 'crawlin
   REJECTED_UNREACHABLE: 'failed',
   REJECTED_TOO_LARGE: 'failed',
   REJECTED_ERROR: 'failed',
+  REJECTED_UNRENDERED: 'failed',
   REJECTED_TOO_MANY_REDIRECTS: 'failed',
   REJECTED_ABANDONED: 'failed',
   // Pictures only; a url never ends with it, but if one did its bytes were fetched and were not usable.

@@ -28,6 +28,7 @@ describe('ledgerState', () => {
         'REJECTED_TOO_LARGE',
         'REJECTED_TOO_MANY_REDIRECTS',
         'REJECTED_BAD_IMAGE',
+        'REJECTED_UNRENDERED',
         'REJECTED_ERROR',
         'REJECTED_ABANDONED',
       ],

@@ -246,7 +246,7 @@ export function formatCatalog(c: Catalog): string {
     `  threads ${s.threads} · host concurrency ${s.hostConcurrency} · retries ${s.maxRetries} · max versions ${s.maxVersions}`,
     `  outputs ${s.outputs.join('+')} · images ${s.images ? 'yes' : 'no'} · robots.txt ${s.robots ? 'obeyed' : 'ignored'} · sitemap ${s.sitemap ? 'read' : 'not read'}`,
     `  include ${s.include.length ? s.include.join(', ') : '-'} · exclude ${s.exclude.length ? s.exclude.join(', ') : '-'}`,
-    `  acceptors ${s.acceptors.length ? s.acceptors.join(', ') : 'all'} · fetcher ${s.fetcher} · content extractor ${s.contentExtractor} · content dedup ${s.contentDedup || 'node setting (GF_CONTENT_DEDUP)'}`,
+    `  acceptors ${s.acceptors.length ? s.acceptors.join(', ') : 'all'} · fetcher ${s.fetcher} · extractor ${s.extractor} · content extractor ${s.contentExtractor} · content dedup ${s.contentDedup || 'node setting (GF_CONTENT_DEDUP)'}`,
   ];
   return `${lines.join('\n')}\n`;
 }

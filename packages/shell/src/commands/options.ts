@@ -56,6 +56,8 @@ export interface SettingsOptions {
   sessionParams?: string[];
   acceptors?: string[];
   fetcher?: string;
+  extractor?: string;
+  renderHosts?: string[];
   contentExtractor?: string;
   contentDedup?: string;
 }
@@ -145,6 +147,16 @@ export const SETTINGS_OPTIONS: OptionSpec[] = [
   },
   { flags: '--fetcher <name>', description: 'the fetcher, by registered name (default http)' },
   {
+    flags: '--extractor <name>',
+    description:
+      'how pages are fetched: http, browser (every page rendered in Chromium) or adaptive (rendered only when it looks like an empty shell) (default http)',
+  },
+  {
+    flags: '--render-hosts <hosts>',
+    description: "hosts besides the page's own a rendered page may request (repeatable, comma list; default none)",
+    parse: listArg,
+  },
+  {
     flags: '--content-extractor <name>',
     description: 'how text is taken from a page: html or readability (default html)',
   },
@@ -195,6 +207,8 @@ export function settingsOf(o: SettingsOptions): Partial<CatalogSettings> {
     sessionParams: o.sessionParams,
     acceptors: o.acceptors,
     fetcher: o.fetcher,
+    extractor: o.extractor,
+    renderHosts: o.renderHosts,
     contentExtractor: o.contentExtractor,
     contentDedup: o.contentDedup,
   };

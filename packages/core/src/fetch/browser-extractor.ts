@@ -1,0 +1,337 @@
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
+import { FetchError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { Extractor, FetchOptions, FetchResult, Rendering } from './extractor.js';
+import { createRenderingDetector, type RenderingDetector } from './rendering-detector.js';
+
+/** Chromium's switches for a crawler: headless, nothing of its own on the network, no first-run work. */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-default-apps',
+  '--disable-extensions',
+  '--mute-audio',
+];
+
+export interface BrowserExtractorOptions {
+  /** The Chromium to drive; nothing is ever downloaded. @default '/usr/bin/chromium' */
+  executablePath?: string | undefined;
+  /** Pages open at once, over every host. @default 2 */
+  maxPages?: number | undefined;
+  /** Pages one browser renders before it is closed and a fresh one launched (memory). @default 100 */
+  recycleAfter?: number | undefined;
+  /** Navigation: the document's `load` event. @default 15000 */
+  navigationTimeoutMs?: number | undefined;
+  /** The wait for the network to go quiet after `load`; a page still busy goes on. @default 3000 */
+  idleTimeoutMs?: number | undefined;
+  /** The wait for text after network idle (a page filled by a timer); past it the page is `unrendered`. @default 5000 */
+  settleTimeoutMs?: number | undefined;
+  /** Scrolls to the bottom, each waiting up to 1 s for the page to grow (infinite scroll, bounded). @default 3 */
+  maxScrolls?: number | undefined;
+  /** Hosts (host:port) besides the page's own its requests may reach; everything else is refused. @default [] */
+  allowHosts?: readonly string[] | undefined;
+  /** Decides whether the rendered page is still a shell; its `minTextChars` is the text the settle wait waits for. */
+  detector?: RenderingDetector | undefined;
+  /** Text at which the settle wait ends. @default 200 */
+  minTextChars?: number | undefined;
+  userAgent?: string | undefined;
+  log?: Logger | undefined;
+}
+
+interface Live {
+  browser: Browser;
+  contexts: Map<string, Promise<BrowserContext>>;
+  served: number;
+  open: number;
+  retiring: boolean;
+}
+
+/**
+ * The browser Extractor: the page is fetched over HTTP by `http` (status, redirects, content type, size caps and
+ * politeness stay those of any page), and an html answer with status 200 is rendered in Chromium — its document
+ * served to the browser from the bytes already fetched, so the host sees one request for it — and returned as the
+ * rendered DOM. A pool bounds the pages open at once, keeps one context per host, and recycles the browser after
+ * `recycleAfter` pages. `close()` closes every browser; so does the process ending (playwright's exit hook).
+ */
+export class BrowserExtractor implements Extractor {
+  readonly name: string = 'browser';
+  readonly #http: Extractor;
+  readonly #o: Required<Omit<BrowserExtractorOptions, 'userAgent' | 'log' | 'detector'>>;
+  readonly #detector: RenderingDetector;
+  readonly #userAgent: string | undefined;
+  readonly #log: Logger | undefined;
+  #current: Promise<Live> | undefined;
+  readonly #all = new Set<Promise<Live>>();
+  #free: number;
+  readonly #waiters: (() => void)[] = [];
+  #closed = false;
+  /** Browsers launched so far (the tests and the report read it). */
+  launched = 0;
+
+  constructor(http: Extractor, options: BrowserExtractorOptions = {}) {
+    this.#http = http;
+    this.#o = {
+      executablePath: options.executablePath ?? '/usr/bin/chromium',
+      maxPages: options.maxPages ?? 2,
+      recycleAfter: options.recycleAfter ?? 100,
+      navigationTimeoutMs: options.navigationTimeoutMs ?? 15000,
+      idleTimeoutMs: options.idleTimeoutMs ?? 3000,
+      settleTimeoutMs: options.settleTimeoutMs ?? 5000,
+      maxScrolls: options.maxScrolls ?? 3,
+      allowHosts: options.allowHosts ?? [],
+      minTextChars: options.minTextChars ?? 200,
+    };
+    if (!Number.isInteger(this.#o.maxPages) || this.#o.maxPages < 1) throw new TypeError('maxPages: an integer ≥ 1');
+    if (!Number.isInteger(this.#o.recycleAfter) || this.#o.recycleAfter < 1) {
+      throw new TypeError('recycleAfter: an integer ≥ 1');
+    }
+    this.#detector = options.detector ?? createRenderingDetector({ minTextChars: this.#o.minTextChars });
+    this.#userAgent = options.userAgent;
+    this.#log = options.log;
+    this.#free = this.#o.maxPages;
+  }
+
+  /** Over HTTP, then every html 200 rendered (`reason` always). */
+  async fetch(url: string, options: FetchOptions = {}): Promise<FetchResult> {
+    const result = await this.#http.fetch(url, options);
+    return renderable(result) ? this.render(url, result, 'always', options) : result;
+  }
+
+  /** Render a page already fetched over HTTP; the answer is `fetched` with the rendered DOM as its body. */
+  async render(url: string, fetched: FetchResult, reason: string, options: FetchOptions = {}): Promise<FetchResult> {
+    const release = await this.#slot(options.signal);
+    const started = performance.now();
+    let live: Live | undefined;
+    let page: Page | undefined;
+    const blocked = { count: 0 };
+    try {
+      live = await this.#lease();
+      const host = new URL(url).host;
+      const context = await this.#context(live, host);
+      page = await context.newPage();
+      let served = false;
+      await page.route('**/*', (route) => {
+        const request = route.request();
+        if (!served && request.isNavigationRequest() && request.url() === fetched.finalUrl) {
+          served = true;
+          return route.fulfill({ status: fetched.status, headers: documentHeaders(fetched), body: fetched.body });
+        }
+        return this.#allowed(request.url(), host) ? route.continue() : refuse(route, blocked);
+      });
+      await page.goto(fetched.finalUrl, { waitUntil: 'domcontentloaded', timeout: this.#o.navigationTimeoutMs });
+      await page.waitForLoadState('load', { timeout: this.#o.navigationTimeoutMs }).catch(() => undefined);
+      await page.waitForLoadState('networkidle', { timeout: this.#o.idleTimeoutMs }).catch(() => undefined);
+      const enough = await page
+        .waitForFunction(
+          `(document.body?.innerText ?? '').replace(/\\s+/g, ' ').trim().length >= ${this.#o.minTextChars}`,
+          undefined,
+          { timeout: this.#o.settleTimeoutMs, polling: 100 },
+        )
+        .then(
+          () => true,
+          () => false,
+        );
+      if (enough) await this.#scroll(page);
+      const html = await page.content();
+      const outcome = enough || !this.#detector.decide(html).render ? 'rendered' : 'unrendered';
+      const rendering: Rendering = {
+        reason,
+        outcome,
+        ms: Math.round(performance.now() - started),
+        blocked: blocked.count,
+      };
+      const body = Buffer.from(html, 'utf8');
+      return {
+        ...fetched,
+        headers: { ...fetched.headers, 'content-type': 'text/html; charset=utf-8' },
+        contentType: 'text/html; charset=utf-8',
+        charset: 'utf-8',
+        body,
+        text: options.decode === false ? undefined : html,
+        rendering,
+      };
+    } catch (err) {
+      if (err instanceof FetchError) throw err;
+      throw new FetchError(`render ${url}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, {
+        reason: 'network',
+        retryable: false,
+        cause: err,
+      });
+    } finally {
+      await page?.close().catch(() => undefined);
+      if (live) this.#unlease(live);
+      release();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const w of this.#waiters.splice(0)) w();
+    const all = [...this.#all];
+    this.#current = undefined;
+    await Promise.all(
+      all.map(async (p) => {
+        const live = await p.catch(() => undefined);
+        if (live) await closeLive(live);
+      }),
+    );
+    await this.#http.close();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  #allowed(raw: string, host: string): boolean {
+    let u: URL;
+    try {
+      u = new URL(raw);
+    } catch {
+      return false;
+    }
+    if (u.protocol === 'data:' || u.protocol === 'blob:') return true;
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return false;
+    return u.host === host || this.#o.allowHosts.includes(u.host);
+  }
+
+  async #scroll(page: Page): Promise<void> {
+    for (let i = 0; i < this.#o.maxScrolls; i++) {
+      // Strings, not functions: core is compiled without the DOM types.
+      const height = Number(
+        await page.evaluate('window.scrollTo(0, document.body.scrollHeight), document.body.scrollHeight'),
+      );
+      const grew = await page
+        .waitForFunction(`document.body.scrollHeight > ${height}`, undefined, { timeout: 1000, polling: 100 })
+        .then(
+          () => true,
+          () => false,
+        );
+      if (!grew) return;
+    }
+  }
+
+  async #slot(signal: AbortSignal | undefined): Promise<() => void> {
+    while (this.#free === 0 && !this.#closed) {
+      if (signal?.aborted) throw new FetchError('render aborted', { reason: 'aborted', retryable: false });
+      await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    }
+    if (this.#closed) throw new FetchError('the browser extractor is closed', { reason: 'aborted', retryable: false });
+    this.#free--;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#free++;
+      this.#waiters.shift()?.();
+    };
+  }
+
+  async #lease(): Promise<Live> {
+    if (this.#closed) throw new FetchError('the browser extractor is closed', { reason: 'aborted', retryable: false });
+    if (!this.#current) {
+      const launching = this.#launch();
+      this.#current = launching;
+      this.#all.add(launching);
+      launching.catch(() => {
+        this.#all.delete(launching);
+        if (this.#current === launching) this.#current = undefined;
+      });
+    }
+    const current = this.#current;
+    const live = await current;
+    live.served++;
+    live.open++;
+    if (live.served >= this.#o.recycleAfter && !live.retiring) {
+      // New pages go to a fresh browser; this one closes when its last page does.
+      live.retiring = true;
+      if (this.#current === current) this.#current = undefined;
+    }
+    return live;
+  }
+
+  #unlease(live: Live): void {
+    live.open--;
+    if (live.retiring && live.open === 0) {
+      for (const p of this.#all) {
+        void p.then((l) => {
+          if (l === live) this.#all.delete(p);
+        });
+      }
+      void closeLive(live);
+    }
+  }
+
+  async #launch(): Promise<Live> {
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({
+      executablePath: this.#o.executablePath,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      // Signals are the crawl's to handle: its close path closes the browsers (Ctrl-C stops a crawl gracefully).
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+      timeout: this.#o.navigationTimeoutMs,
+    });
+    this.launched++;
+    const live: Live = { browser, contexts: new Map(), served: 0, open: 0, retiring: false };
+    browser.on('disconnected', () => {
+      live.retiring = true;
+      for (const p of this.#all) void p.then((l) => l === live && this.#all.delete(p));
+      void this.#current?.then((l) => {
+        if (l === live) this.#current = undefined;
+      });
+    });
+    this.#log?.info({ executablePath: this.#o.executablePath, launched: this.launched }, 'browser launched');
+    if (this.#closed) {
+      await closeLive(live);
+      throw new FetchError('the browser extractor is closed', { reason: 'aborted', retryable: false });
+    }
+    return live;
+  }
+
+  #context(live: Live, host: string): Promise<BrowserContext> {
+    let context = live.contexts.get(host);
+    if (!context) {
+      context = live.browser.newContext({
+        acceptDownloads: false,
+        serviceWorkers: 'block',
+        ...(this.#userAgent ? { userAgent: this.#userAgent } : {}),
+      });
+      live.contexts.set(host, context);
+    }
+    return context;
+  }
+}
+
+/** An html answer with status 200 (what is worth rendering). */
+export function renderable(r: FetchResult): boolean {
+  return r.status === 200 && /^\s*(?:text\/html|application\/xhtml\+xml)/i.test(r.contentType);
+}
+
+function documentHeaders(r: FetchResult): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(r.headers)) {
+    const key = k.toLowerCase();
+    if (key === 'content-encoding' || key === 'content-length' || key === 'transfer-encoding') continue;
+    if (key === 'set-cookie' || key === 'content-disposition') continue;
+    headers[key] = v;
+  }
+  headers['content-type'] = r.contentType || 'text/html';
+  return headers;
+}
+
+async function refuse(route: Route, blocked: { count: number }): Promise<void> {
+  blocked.count++;
+  await route.abort('blockedbyclient').catch(() => undefined);
+}
+
+async function closeLive(live: Live): Promise<void> {
+  await live.browser.close().catch(() => undefined);
+}
