@@ -71,8 +71,11 @@ export class BrowserExtractor implements Extractor {
   #free: number;
   readonly #waiters: (() => void)[] = [];
   #closed = false;
-  /** Browsers launched so far (the tests and the report read it). */
+  #closing: Promise<void> | undefined;
+  /** Browsers launched so far. */
   launched = 0;
+  /** The most pages that were open at once. */
+  peakOpen = 0;
 
   constructor(http: Extractor, options: BrowserExtractorOptions = {}) {
     this.#http = http;
@@ -170,7 +173,13 @@ export class BrowserExtractor implements Extractor {
     }
   }
 
-  async close(): Promise<void> {
+  /** Close every browser, then the fetcher. Idempotent: a second call waits for the first. */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
     this.#closed = true;
     for (const w of this.#waiters.splice(0)) w();
     const all = [...this.#all];
@@ -223,6 +232,7 @@ export class BrowserExtractor implements Extractor {
     }
     if (this.#closed) throw new FetchError('the browser extractor is closed', { reason: 'aborted', retryable: false });
     this.#free--;
+    this.peakOpen = Math.max(this.peakOpen, this.#o.maxPages - this.#free);
     let released = false;
     return () => {
       if (released) return;

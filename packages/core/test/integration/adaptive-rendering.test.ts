@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { Greenfinger, type RunReport } from '@greenfinger/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClientSite, clientFacts, startClientSite } from '../support/client-site.js';
+import { chromiumProcesses } from '../support/processes.js';
 import { createTempDir, type TempDir } from '../support/tmp.js';
 
 /**
@@ -9,44 +9,6 @@ import { createTempDir, type TempDir } from '../support/tmp.js';
  * (shared pages counted once over the processes sharing them; summed RSS would count them in each).
  */
 const CHROMIUM_PSS_BOUND_MB = 600;
-
-/** Proportional set size of a process, in KiB (0 when it ended or cannot be read). */
-function pssKb(pid: number): number {
-  try {
-    const m = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
-    return m ? Number(m[1]) : 0;
-  } catch {
-    return 0;
-  }
-}
-
-/** Processes descending from this one whose command is Chromium's, with their memory. */
-function chromiumProcesses(): { pid: number; pssKb: number }[] {
-  const parent = new Map<number, number>();
-  const comm = new Map<number, string>();
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      parent.set(Number(d), Number(fields[1]));
-      comm.set(Number(d), stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')));
-    } catch {
-      // ended while we looked
-    }
-  }
-  const out: { pid: number; pssKb: number }[] = [];
-  for (const [pid, name] of comm) {
-    if (!/chrom|headless/i.test(name)) continue;
-    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) {
-      if (p === process.pid) {
-        out.push({ pid, pssKb: pssKb(pid) });
-        break;
-      }
-    }
-  }
-  return out;
-}
 
 async function crawl(
   site: ClientSite,
@@ -180,4 +142,48 @@ describe('extractor adaptive: only the shells are rendered, their text is saved 
     expect(peakChromiumMb).toBeLessThan(CHROMIUM_PSS_BOUND_MB);
     console.info(`chromium: ${chromiumSeen} processes at most, peak PSS ${peakChromiumMb.toFixed(0)} MiB`);
   });
+});
+
+describe('extractor adaptive: a crawl stopped while pages render leaves no Chromium', () => {
+  let site: ClientSite;
+  let tmp: TempDir;
+  let gf: Greenfinger | undefined;
+
+  beforeAll(async () => {
+    site = await startClientSite();
+    tmp = createTempDir('gf-render-stop-');
+    gf = await Greenfinger.open({
+      settings: { dataStore: tmp.path, workers: 1, renderSettleMs: 30_000, renderIdleMs: 300 },
+    });
+  });
+
+  afterAll(async () => {
+    await gf?.close();
+    await site?.close();
+    tmp?.remove();
+  });
+
+  it('stops (the path of Ctrl-C and SIGTERM): the job ends stopped, every browser closed', async () => {
+    const g = gf as Greenfinger;
+    const job = await g.jobs.start({
+      url: site.origin,
+      settings: {
+        intervalMs: 0,
+        threads: 2,
+        outputs: ['file', 'index'],
+        images: false,
+        sitemap: false,
+        extractor: 'adaptive',
+      },
+    });
+    const end = Date.now() + 20_000;
+    while (chromiumProcesses().length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+    expect(chromiumProcesses().length).toBeGreaterThan(0);
+    const stopping = Date.now();
+    await g.jobs.stop({ jobId: job.jobId });
+    const stopMs = Date.now() - stopping;
+    expect(g.jobs.get(job.jobId)?.state).toBe('stopped');
+    expect(chromiumProcesses()).toEqual([]);
+    console.info(`stopped with pages rendering in ${stopMs} ms`);
+  }, 60_000);
 });
