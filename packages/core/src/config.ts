@@ -91,17 +91,17 @@ export const settingsSchema = z.strictObject({
    * along a chain of page redirects (each target is a url of its own; past it REJECTED_TOO_MANY_REDIRECTS). @default 10
    */
   maxRedirects: z.coerce.number().int().min(0).max(50).default(10),
-  /** GF_IMAGE_MIN_SIZE: pictures smaller than this (px, both sides, when known) or bytes/10 are skipped. @default 100 */
-  imageMinSize: z.coerce.number().int().min(0).default(100),
-  /** GF_IMAGE_MAX_BYTES @default 10485760 */
-  imageMaxBytes: z.coerce
-    .number()
   /** GF_CHROMIUM_PATH: the Chromium the `browser` and `adaptive` extractors drive; none is ever downloaded. */
   chromiumPath: z.string().min(1).default('/usr/bin/chromium'),
   /** GF_BROWSER_PAGES: pages the browser of one run has open at once, over every host. @default 2 */
   browserPages: z.coerce.number().int().min(1).max(32).default(2),
   /** GF_BROWSER_RECYCLE_PAGES: pages one browser renders before a fresh one replaces it (memory). @default 100 */
   browserRecyclePages: z.coerce.number().int().min(1).default(100),
+  /**
+   * GF_BROWSER_MAX_MB: memory ceiling of one browser (proportional set size of its processes, MiB); above it a
+   * fresh browser replaces it. 0 = none. @default 1024
+   */
+  browserMaxMb: z.coerce.number().int().min(0).default(1024),
   /** GF_RENDER_TIMEOUT_MS: a rendered page's navigation (its `load` event). @default 15000 */
   renderTimeoutMs: z.coerce.number().int().min(100).default(15000),
   /** GF_RENDER_IDLE_MS: the wait for the network to go quiet after `load`. @default 3000 */
@@ -117,6 +117,11 @@ export const settingsSchema = z.strictObject({
   renderMinTextChars: z.coerce.number().int().min(0).default(200),
   /** GF_RENDER_MAX_SCRIPT_SHARE: RenderingDetector — a page more than this share script bytes is a shell. @default 0.6 */
   renderMaxScriptShare: z.coerce.number().gt(0).max(1).default(0.6),
+  /** GF_IMAGE_MIN_SIZE: pictures smaller than this (px, both sides, when known) or bytes/10 are skipped. @default 100 */
+  imageMinSize: z.coerce.number().int().min(0).default(100),
+  /** GF_IMAGE_MAX_BYTES @default 10485760 */
+  imageMaxBytes: z.coerce
+    .number()
     .int()
     .min(1)
     .default(10 * 1024 * 1024),
@@ -182,21 +187,22 @@ export const settingsEnv: Record<keyof Settings, string> = {
   slowBodyGraceMs: 'GF_SLOW_BODY_GRACE_MS',
   maxBodyBytes: 'GF_MAX_BODY_BYTES',
   maxRedirects: 'GF_MAX_REDIRECTS',
-  imageMinSize: 'GF_IMAGE_MIN_SIZE',
-  imageMaxBytes: 'GF_IMAGE_MAX_BYTES',
-  imageMaxSide: 'GF_IMAGE_MAX_SIDE',
-  imageMaxPixels: 'GF_IMAGE_MAX_PIXELS',
-  imagesPerPage: 'GF_IMAGES_PER_PAGE',
-  logLevel: 'GF_LOG_LEVEL',
   chromiumPath: 'GF_CHROMIUM_PATH',
   browserPages: 'GF_BROWSER_PAGES',
   browserRecyclePages: 'GF_BROWSER_RECYCLE_PAGES',
+  browserMaxMb: 'GF_BROWSER_MAX_MB',
   renderTimeoutMs: 'GF_RENDER_TIMEOUT_MS',
   renderIdleMs: 'GF_RENDER_IDLE_MS',
   renderSettleMs: 'GF_RENDER_SETTLE_MS',
   renderMaxScrolls: 'GF_RENDER_MAX_SCROLLS',
   renderMinTextChars: 'GF_RENDER_MIN_TEXT_CHARS',
   renderMaxScriptShare: 'GF_RENDER_MAX_SCRIPT_SHARE',
+  imageMinSize: 'GF_IMAGE_MIN_SIZE',
+  imageMaxBytes: 'GF_IMAGE_MAX_BYTES',
+  imageMaxSide: 'GF_IMAGE_MAX_SIDE',
+  imageMaxPixels: 'GF_IMAGE_MAX_PIXELS',
+  imagesPerPage: 'GF_IMAGES_PER_PAGE',
+  logLevel: 'GF_LOG_LEVEL',
   workers: 'GF_WORKERS',
   stopDeadlineMs: 'GF_STOP_DEADLINE_MS',
   serverHost: 'GF_SERVER_HOST',
@@ -399,12 +405,6 @@ export const catalogSettingsSchema = z.strictObject({
   acceptors: z.array(componentName).default(() => []),
   /** The fetcher, by name in the fetcher registry. @default 'http' */
   fetcher: componentName.default('http'),
-  /** The content extractor, by name in the content-extractor registry: `html` or `readability`. @default 'html' */
-  contentExtractor: componentName.default('html'),
-  /**
-   * The content dedup, by name in the content-dedup registry: `sha256`, `simhash` or a registered one;
-   * empty = the node setting GF_CONTENT_DEDUP. @default ''
-   */
   /**
    * How pages are fetched, by name in the extractor registry: `http` (the fetcher alone), `browser` (every html
    * page rendered in Chromium) or `adaptive` (over http, rendered only when the RenderingDetector sees a shell).
@@ -413,6 +413,12 @@ export const catalogSettingsSchema = z.strictObject({
   extractor: componentName.default('http'),
   /** Hosts (host:port) besides the page's own a rendered page may request; everything else is refused. @default [] */
   renderHosts: z.array(z.string().regex(/^[^\s/?#]+$/, 'a host or host:port')).default(() => []),
+  /** The content extractor, by name in the content-extractor registry: `html` or `readability`. @default 'html' */
+  contentExtractor: componentName.default('html'),
+  /**
+   * The content dedup, by name in the content-dedup registry: `sha256`, `simhash` or a registered one;
+   * empty = the node setting GF_CONTENT_DEDUP. @default ''
+   */
   contentDedup: z.union([z.literal(''), componentName]).default(''),
 });
 

@@ -35,6 +35,7 @@ export function browserExtractorOf(ctx: ExtractorContext): BrowserExtractor {
     executablePath: s.chromiumPath,
     maxPages: s.browserPages,
     recycleAfter: s.browserRecyclePages,
+    maxMemoryMb: s.browserMaxMb,
     navigationTimeoutMs: s.renderTimeoutMs,
     idleTimeoutMs: s.renderIdleMs,
     settleTimeoutMs: s.renderSettleMs,

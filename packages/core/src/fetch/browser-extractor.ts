@@ -2,6 +2,7 @@ import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { FetchError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Extractor, FetchOptions, FetchResult, Rendering } from './extractor.js';
+import { pssKb } from './process-memory.js';
 import { createRenderingDetector, type RenderingDetector } from './rendering-detector.js';
 
 /** Chromium's switches for a crawler: headless, nothing of its own on the network, no first-run work. */
@@ -26,6 +27,14 @@ export interface BrowserExtractorOptions {
   maxPages?: number | undefined;
   /** Pages one browser renders before it is closed and a fresh one launched (memory). @default 100 */
   recycleAfter?: number | undefined;
+  /**
+   * Memory ceiling of one browser, in MiB: the proportional set size of all its processes, read after a page at most
+   * once per `memoryCheckMs`. Above it the browser is recycled like after `recycleAfter` pages. 0 = no ceiling.
+   * @default 1024
+   */
+  maxMemoryMb?: number | undefined;
+  /** The least time between two memory reads of one browser. @default 1000 */
+  memoryCheckMs?: number | undefined;
   /** Navigation: the document's `load` event. @default 15000 */
   navigationTimeoutMs?: number | undefined;
   /** The wait for the network to go quiet after `load`; a page still busy goes on. @default 3000 */
@@ -50,6 +59,7 @@ interface Live {
   served: number;
   open: number;
   retiring: boolean;
+  checkedAt: number;
 }
 
 /**
@@ -76,6 +86,10 @@ export class BrowserExtractor implements Extractor {
   launched = 0;
   /** The most pages that were open at once. */
   peakOpen = 0;
+  /** The most memory one browser was seen to hold (MiB, proportional set size); 0 until first read. */
+  peakMemoryMb = 0;
+  /** Browsers retired, by why: after `recycleAfter` pages, or above `maxMemoryMb`. */
+  readonly recycled = { pages: 0, memory: 0 };
 
   constructor(http: Extractor, options: BrowserExtractorOptions = {}) {
     this.#http = http;
@@ -83,6 +97,8 @@ export class BrowserExtractor implements Extractor {
       executablePath: options.executablePath ?? '/usr/bin/chromium',
       maxPages: options.maxPages ?? 2,
       recycleAfter: options.recycleAfter ?? 100,
+      maxMemoryMb: options.maxMemoryMb ?? 1024,
+      memoryCheckMs: options.memoryCheckMs ?? 1000,
       navigationTimeoutMs: options.navigationTimeoutMs ?? 15000,
       idleTimeoutMs: options.idleTimeoutMs ?? 3000,
       settleTimeoutMs: options.settleTimeoutMs ?? 5000,
@@ -168,6 +184,7 @@ export class BrowserExtractor implements Extractor {
       });
     } finally {
       await page?.close().catch(() => undefined);
+      if (live) await this.#checkMemory(live);
       if (live) this.#unlease(live);
       release();
     }
@@ -243,26 +260,54 @@ export class BrowserExtractor implements Extractor {
   }
 
   async #lease(): Promise<Live> {
-    if (this.#closed) throw new FetchError('the browser extractor is closed', { reason: 'aborted', retryable: false });
-    if (!this.#current) {
-      const launching = this.#launch();
-      this.#current = launching;
-      this.#all.add(launching);
-      launching.catch(() => {
-        this.#all.delete(launching);
-        if (this.#current === launching) this.#current = undefined;
-      });
+    for (;;) {
+      if (this.#closed) {
+        throw new FetchError('the browser extractor is closed', { reason: 'aborted', retryable: false });
+      }
+      if (!this.#current) {
+        const launching = this.#launch();
+        this.#current = launching;
+        this.#all.add(launching);
+        launching.catch(() => {
+          this.#all.delete(launching);
+          if (this.#current === launching) this.#current = undefined;
+        });
+      }
+      const current = this.#current;
+      const live = await current;
+      if (live.retiring || !live.browser.isConnected()) {
+        // Retired (pages, memory) or gone: the next page goes to a fresh browser.
+        if (this.#current === current) this.#current = undefined;
+        continue;
+      }
+      live.served++;
+      live.open++;
+      if (live.served >= this.#o.recycleAfter) {
+        // New pages go to a fresh browser; this one closes when its last page does.
+        live.retiring = true;
+        this.recycled.pages++;
+        if (this.#current === current) this.#current = undefined;
+      }
+      return live;
     }
-    const current = this.#current;
-    const live = await current;
-    live.served++;
-    live.open++;
-    if (live.served >= this.#o.recycleAfter && !live.retiring) {
-      // New pages go to a fresh browser; this one closes when its last page does.
+  }
+
+  /** Above the memory ceiling, the browser is retired (it closes when its last page does). */
+  async #checkMemory(live: Live): Promise<void> {
+    if (this.#o.maxMemoryMb <= 0 || live.retiring || this.#closed) return;
+    const now = performance.now();
+    if (now - live.checkedAt < this.#o.memoryCheckMs) return;
+    live.checkedAt = now;
+    const mb = await browserMemoryMb(live.browser).catch(() => 0);
+    this.peakMemoryMb = Math.max(this.peakMemoryMb, Math.round(mb));
+    if (mb > this.#o.maxMemoryMb && !live.retiring) {
       live.retiring = true;
-      if (this.#current === current) this.#current = undefined;
+      this.recycled.memory++;
+      this.#log?.info(
+        { memoryMb: Math.round(mb), ceilingMb: this.#o.maxMemoryMb },
+        'browser recycled above its memory',
+      );
     }
-    return live;
   }
 
   #unlease(live: Live): void {
@@ -290,7 +335,14 @@ export class BrowserExtractor implements Extractor {
       timeout: this.#o.navigationTimeoutMs,
     });
     this.launched++;
-    const live: Live = { browser, contexts: new Map(), served: 0, open: 0, retiring: false };
+    const live: Live = {
+      browser,
+      contexts: new Map(),
+      served: 0,
+      open: 0,
+      retiring: false,
+      checkedAt: Number.NEGATIVE_INFINITY,
+    };
     browser.on('disconnected', () => {
       live.retiring = true;
       for (const p of this.#all) void p.then((l) => l === live && this.#all.delete(p));
@@ -340,6 +392,17 @@ function documentHeaders(r: FetchResult): Record<string, string> {
 async function refuse(route: Route, blocked: { count: number }): Promise<void> {
   blocked.count++;
   await route.abort('blockedbyclient').catch(() => undefined);
+}
+
+/** The proportional set size of every process of a browser (CDP names them), in MiB. */
+async function browserMemoryMb(browser: Browser): Promise<number> {
+  const session = await browser.newBrowserCDPSession();
+  try {
+    const info = (await session.send('SystemInfo.getProcessInfo')) as { processInfo: { id: number }[] };
+    return info.processInfo.reduce((a, p) => a + pssKb(p.id), 0) / 1024;
+  } finally {
+    await session.detach().catch(() => undefined);
+  }
 }
 
 async function closeLive(live: Live): Promise<void> {

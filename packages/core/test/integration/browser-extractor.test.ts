@@ -74,7 +74,24 @@ describe('BrowserExtractor: the pool', () => {
     const b = browser({ recycleAfter: 2 });
     for (let i = 0; i < 5; i++) await b.fetch(`${origin}/shell?r${i}`);
     expect(b.launched).toBe(3);
+    expect(b.recycled.pages).toBe(2);
     await b.close();
+    expect(await untilNoChromium()).toBe(0);
+  }, 60_000);
+
+  it('recycles the browser above its memory ceiling', async () => {
+    const b = browser({ maxMemoryMb: 1, memoryCheckMs: 0 });
+    for (let i = 0; i < 3; i++) await b.fetch(`${origin}/shell?m${i}`);
+    expect(b.recycled).toEqual({ pages: 0, memory: 3 });
+    expect(b.launched).toBe(3);
+    expect(b.peakMemoryMb).toBeGreaterThan(1);
+    const calm = browser({ memoryCheckMs: 0 });
+    for (let i = 0; i < 2; i++) await calm.fetch(`${origin}/shell?c${i}`);
+    expect(calm.recycled).toEqual({ pages: 0, memory: 0 });
+    expect(calm.launched).toBe(1);
+    console.info(`one browser after 2 pages: ${calm.peakMemoryMb} MiB PSS`);
+    await b.close();
+    await calm.close();
     expect(await untilNoChromium()).toBe(0);
   }, 60_000);
 
