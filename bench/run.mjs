@@ -5,10 +5,13 @@
 //   frontier            LevelFrontier / LevelUrlFilter at 100k and 1M urls
 //   search              SearchService over real crawls + generated pages           (--pages N, --queries N, --data DIR, --corpora a,b, --recall-queries N)
 //   all                 every one of the above
+//   render              adaptive extractor vs always-browser, client pages among static ones (--client N, --static N;
+//                       not in `all`: always-browser renders every page, about 1 page/s on 2 cores)
 // Every crawl first waits (at most --quiet-wait S, default 60) for the rest of the machine to go quiet.
 // Results: a markdown table per bench on stdout, JSON in bench/results/<name>-<stamp>.json.
 import { compareBench, latencyBench, vectorsBench } from './crawl.mjs';
 import { frontierBench } from './frontier-bench.mjs';
+import { renderBench } from './render.mjs';
 import { searchBench } from './search.mjs';
 
 const NAMES = ['handbook', 'python', 'latency', 'vectors', 'frontier', 'search'];
@@ -31,10 +34,11 @@ function parseArgs(argv) {
 
 const { names, opts } = parseArgs(process.argv.slice(2));
 const wanted = names.includes('all') ? NAMES : names;
-const unknown = wanted.filter((n) => !NAMES.includes(n));
+const KNOWN = [...NAMES, 'render'];
+const unknown = wanted.filter((n) => !KNOWN.includes(n));
 if (wanted.length === 0 || unknown.length > 0) {
   console.error(
-    `${unknown.length ? `unknown bench: ${unknown.join(', ')}\n` : ''}usage: npm run bench -- <${[...NAMES, 'all'].join('|')}> [--runs N]`,
+    `${unknown.length ? `unknown bench: ${unknown.join(', ')}\n` : ''}usage: npm run bench -- <${[...KNOWN, 'all'].join('|')}> [--runs N]`,
   );
   process.exit(2);
 }
@@ -63,6 +67,8 @@ for (const name of wanted) {
     });
   } else if (name === 'vectors') {
     result = await vectorsBench({ runs, quietWaitS });
+  } else if (name === 'render') {
+    result = await renderBench({ client: num('client', 200), statics: num('static', 2000), quietWaitS });
   } else if (name === 'frontier') {
     result = await frontierBench();
   } else {
