@@ -15,7 +15,7 @@ const CORPUS_ROOT = { handbook: '/usr/share/doc/debian-handbook/html', python: '
 const STAGES = ['fetch', 'extract', 'dedup', 'file', 'index', 'vector', 'commit'];
 
 /** Reads every corpus file once so each crawl meets the same warm page cache. */
-function warmCorpus(name) {
+export function warmCorpus(name) {
   execFileSync('bash', ['-c', `find "${CORPUS_ROOT[name]}" -type f -print0 | xargs -0 cat > /dev/null`]);
 }
 

@@ -4,17 +4,19 @@
 //   vectors             python with vectors on vs off
 //   frontier            LevelFrontier / LevelUrlFilter at 100k and 1M urls
 //   search              SearchService over real crawls + generated pages           (--pages N, --queries N, --data DIR, --corpora a,b, --recall-queries N)
+//   embed               time to search: python quick start per embedding variant   (--variants baseline,workers2,chunks2000, --recall-queries N)
 //   all                 every one of the above
 //   render              adaptive extractor vs always-browser, client pages among static ones (--client N, --static N;
 //                       not in `all`: always-browser renders every page, about 1 page/s on 2 cores)
 // Every crawl first waits (at most --quiet-wait S, default 60) for the rest of the machine to go quiet.
 // Results: a markdown table per bench on stdout, JSON in bench/results/<name>-<stamp>.json.
 import { compareBench, latencyBench, vectorsBench } from './crawl.mjs';
+import { embedBench } from './embed.mjs';
 import { frontierBench } from './frontier-bench.mjs';
 import { renderBench } from './render.mjs';
 import { searchBench } from './search.mjs';
 
-const NAMES = ['handbook', 'python', 'latency', 'vectors', 'frontier', 'search'];
+const NAMES = ['handbook', 'python', 'latency', 'vectors', 'frontier', 'search', 'embed'];
 
 function parseArgs(argv) {
   const names = [];
@@ -67,6 +69,12 @@ for (const name of wanted) {
     });
   } else if (name === 'vectors') {
     result = await vectorsBench({ runs, quietWaitS });
+  } else if (name === 'embed') {
+    result = await embedBench({
+      variants: opts.variants ? opts.variants.split(',') : undefined,
+      recallQueries: num('recall-queries', 40),
+      quietWaitS,
+    });
   } else if (name === 'render') {
     result = await renderBench({ client: num('client', 200), statics: num('static', 2000), quietWaitS });
   } else if (name === 'frontier') {

@@ -62,7 +62,7 @@ async function crawlInto(data, corpusName) {
 }
 
 /** Every saved text of the real crawls: the first line is the title. */
-function readRealPages(data) {
+export function readRealPages(data) {
   const pages = [];
   const walk = (dir) => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -108,7 +108,7 @@ function bigramModel(pages) {
 }
 
 /** Document frequency of every word (lower case, ≥ 3 letters) over the real pages, ranked. */
-function rankedVocabulary(pages) {
+export function rankedVocabulary(pages) {
   const df = new Map();
   for (const { text } of pages) {
     for (const w of new Set(text.toLowerCase().match(WORD_RE) ?? [])) df.set(w, (df.get(w) ?? 0) + 1);
@@ -215,7 +215,7 @@ async function addGenerated(gf, real, target) {
  * The timed queries, from a generator of their own: the same queries whether this run built the data (which draws
  * from `rand`) or reused it.
  */
-function queryMix(real, vocab, n) {
+export function queryMix(real, vocab, n) {
   const rand = rng(4242);
   const pick = (arr) => arr[Math.floor(rand() * arr.length)];
   const kinds = wordQueryKinds(

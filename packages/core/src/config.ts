@@ -62,6 +62,11 @@ export const settingsSchema = z.strictObject({
   chunkSize: z.coerce.number().int().min(100).max(8000).default(1000),
   chunkOverlap: z.coerce.number().int().min(0).max(4000).default(200),
   maxChunks: z.coerce.number().int().min(1).max(1000).default(20),
+  /**
+   * GF_EMBEDDING_WORKERS: worker threads embedding a crawl's chunks, each with its own copy of the model (the
+   * bundled one is single-threaded). @default 2
+   */
+  embeddingWorkers: z.coerce.number().int().min(1).max(16).default(2),
   /** GF_CONTENT_DEDUP: sha256 | simhash. @default sha256 */
   contentDedup: z.enum(['sha256', 'simhash']).default('sha256'),
   /** GF_SIMHASH_DISTANCE: max Hamming distance counted as duplicate. @default 3 */
@@ -179,6 +184,7 @@ export const settingsEnv: Record<keyof Settings, string> = {
   chunkSize: 'GF_CHUNK_SIZE',
   chunkOverlap: 'GF_CHUNK_OVERLAP',
   maxChunks: 'GF_MAX_CHUNKS',
+  embeddingWorkers: 'GF_EMBEDDING_WORKERS',
   contentDedup: 'GF_CONTENT_DEDUP',
   simhashDistance: 'GF_SIMHASH_DISTANCE',
   userAgent: 'GF_USER_AGENT',

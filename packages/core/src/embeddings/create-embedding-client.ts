@@ -2,12 +2,18 @@ import { resolve } from 'node:path';
 import type { Settings } from '../config.js';
 import type { EmbeddingClient } from './embedding-client.js';
 import { type EmbeddingSpec, loadEmbeddingClient } from './embedding-spec.js';
+import { PooledEmbeddingClient } from './pooled-embedding-client.js';
 import { findOnnxModel } from './transformers-embedding-client.js';
 import { WorkerEmbeddingClient, type WorkerEmbeddingOptions } from './worker-embedding-client.js';
 
 export interface CreateEmbeddingOptions extends WorkerEmbeddingOptions {
   /** Run the model on the calling thread instead of a worker thread. @default false */
   inProcess?: boolean;
+  /**
+   * Worker threads embedding documents; the first also answers queries, the others start on the first batch of
+   * documents. @default settings.embeddingWorkers, else 1
+   */
+  workers?: number;
 }
 
 /**
@@ -25,9 +31,25 @@ export function chooseEmbeddingSpec(settings: Pick<Settings, 'modelDir' | 'textM
  * event loop; `describe()` says which model was loaded, from where, and why.
  */
 export async function createEmbeddingClient(
-  settings: Pick<Settings, 'modelDir' | 'textModel'>,
+  settings: Pick<Settings, 'modelDir' | 'textModel'> & Partial<Pick<Settings, 'embeddingWorkers'>>,
   options: CreateEmbeddingOptions = {},
 ): Promise<EmbeddingClient> {
   const spec = chooseEmbeddingSpec(settings);
-  return options.inProcess ? loadEmbeddingClient(spec) : WorkerEmbeddingClient.start(spec, options);
+  if (options.inProcess) return loadEmbeddingClient(spec);
+  const workers = Math.max(1, Math.trunc(options.workers ?? settings.embeddingWorkers ?? 1));
+  const first = await WorkerEmbeddingClient.start(spec, options);
+  if (workers === 1) return first;
+  const more = async (): Promise<EmbeddingClient[]> => {
+    const started = await Promise.allSettled(
+      Array.from({ length: workers - 1 }, () => WorkerEmbeddingClient.start(spec, options)),
+    );
+    const ok = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed) {
+      await Promise.all(ok.map((c) => c.close()));
+      throw (failed as PromiseRejectedResult).reason;
+    }
+    return ok;
+  };
+  return new PooledEmbeddingClient(first, more, workers);
 }

@@ -6,6 +6,7 @@ import {
   CrawlerError,
   cosine,
   createEmbeddingClient,
+  PooledEmbeddingClient,
   TransformersEmbeddingClient,
   WorkerEmbeddingClient,
 } from '@greenfinger/core';
@@ -101,6 +102,23 @@ describe('createEmbeddingClient', () => {
       expect(client.describe()).toContain('tiny-e5');
     } finally {
       await client.close();
+    }
+  });
+
+  it('embeds documents in as many worker threads as settings say, with the same vectors in order', async () => {
+    const single = await createEmbeddingClient({ modelDir: MODEL_DIR, textModel: 'tiny-e5' });
+    const pooled = await createEmbeddingClient({ modelDir: MODEL_DIR, textModel: 'tiny-e5', embeddingWorkers: 2 });
+    try {
+      expect(pooled).toBeInstanceOf(PooledEmbeddingClient);
+      const texts = Array.from({ length: 9 }, (_, i) => `page ${i} about crawling ${'spider '.repeat(i)}`);
+      const [a, b] = await Promise.all([single.embedDocuments(texts), pooled.embedDocuments(texts)]);
+      expect(b).toHaveLength(9);
+      for (const [i, v] of b.entries()) expect(cosine(v, a[i] as Float32Array)).toBeCloseTo(1, 5);
+      expect((pooled as PooledEmbeddingClient).size).toBe(2);
+      expect(pooled.describe()).toContain('(2 of them for documents)');
+      expect(cosine(await pooled.embedQuery('spider'), await single.embedQuery('spider'))).toBeCloseTo(1, 5);
+    } finally {
+      await Promise.all([single.close(), pooled.close()]);
     }
   });
 
