@@ -231,6 +231,9 @@ describe('crawl of the hostile site', () => {
         modelDir,
         textModel: 'tiny-e5',
         workers: 1,
+        // The bound is about the bodies a crawler holds, not models: one copy of the embedding model (each embedding
+        // worker holds its own, about 130 MB more each; GF_EMBEDDING_WORKERS defaults to 2).
+        embeddingWorkers: 1,
         timeoutMs: S.timeoutMs,
         maxBodyBytes: S.maxBodyBytes,
         maxRedirects: S.maxRedirects,
