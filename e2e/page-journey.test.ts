@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,6 +6,7 @@ import { type Browser, type BrowserContext, chromium, type Locator, type Page } 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Corpus, startCorpus } from '../packages/core/test/support/corpus.js';
 import { createTempDir, type TempDir } from '../packages/core/test/support/tmp.js';
+import { addUsers, startServe } from './support/serve-process.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'packages/shell/dist/bin.js');
@@ -77,7 +78,6 @@ describe('the page, in a browser', () => {
   let context: BrowserContext;
   let page: Page;
   let base = '';
-  let stderr = '';
   const errors: string[] = [];
   const checked: Record<string, number> = {};
   const env = () => ({ ...process.env, GF_DATA_STORE: join(tmp.path, 'data'), GF_LOG_LEVEL: 'warn', GF_WORKERS: '1' });
@@ -111,35 +111,18 @@ describe('the page, in a browser', () => {
     mkdirSync(SHOTS, { recursive: true });
     corpus = await startCorpus('python');
     tmp = createTempDir('gf-page-');
-    for (const [name, role] of [
-      ['admin', 'admin'],
-      ['helpdesk', 'support'],
-    ] as const) {
-      const added = spawnSync(process.execPath, [bin, 'user', 'add', name, '--role', role, '--password-stdin'], {
-        env: env(),
-        input: `${PASSWORD}\n`,
-        encoding: 'utf8',
-        timeout: 60_000,
-      });
-      expect(added.status, added.stderr).toBe(0);
-    }
-    server = spawn(process.execPath, [bin, 'serve', '--port', '0'], {
-      env: env(),
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    server.stderr?.setEncoding('utf8');
-    base = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 60_000);
-      server.stderr?.on('data', (chunk: string) => {
-        stderr += chunk;
-        const m = /serving (http:\/\/[^\s/]+)\/v2/.exec(stderr);
-        if (m?.[1]) {
-          clearTimeout(timer);
-          resolve(m[1]);
-        }
-      });
-      server.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-    });
+    addUsers(
+      bin,
+      env(),
+      [
+        ['admin', 'admin'],
+        ['helpdesk', 'support'],
+      ],
+      PASSWORD,
+    );
+    const serve = await startServe(bin, env());
+    server = serve.process;
+    base = serve.base;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,

@@ -1,10 +1,11 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Corpus, startCorpus } from '../packages/core/test/support/corpus.js';
 import { createTempDir, type TempDir } from '../packages/core/test/support/tmp.js';
+import { addUsers, startServe } from './support/serve-process.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'packages/shell/dist/bin.js');
@@ -16,7 +17,7 @@ describe('greenfinger serve over HTTP', () => {
   let tmp: TempDir;
   let server: ChildProcess;
   let base = '';
-  let stderr = '';
+  let stderrOf = () => '';
   let token = '';
   let supportToken = '';
   const env = () => ({ ...process.env, GF_DATA_STORE: join(tmp.path, 'data'), GF_LOG_LEVEL: 'warn', GF_WORKERS: '1' });
@@ -37,39 +38,19 @@ describe('greenfinger serve over HTTP', () => {
     if (!existsSync(bin)) throw new Error(`${bin} is missing: run pnpm run build first`);
     corpus = await startCorpus('python');
     tmp = createTempDir('gf-serve-');
-    for (const [name, role] of [
-      ['admin', 'admin'],
-      ['helpdesk', 'support'],
-    ]) {
-      const added = spawnSync(
-        process.execPath,
-        [bin, 'user', 'add', name as string, '--role', role as string, '--password-stdin'],
-        {
-          env: env(),
-          input: `${PASSWORD}\n`,
-          encoding: 'utf8',
-          timeout: 60_000,
-        },
-      );
-      expect(added.status, added.stderr).toBe(0);
-    }
-    server = spawn(process.execPath, [bin, 'serve', '--port', '0'], {
-      env: env(),
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    server.stderr?.setEncoding('utf8');
-    base = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 60_000);
-      server.stderr?.on('data', (chunk: string) => {
-        stderr += chunk;
-        const m = /serving (http:\/\/[^\s/]+)\/v2/.exec(stderr);
-        if (m?.[1]) {
-          clearTimeout(timer);
-          resolve(m[1]);
-        }
-      });
-      server.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-    });
+    addUsers(
+      bin,
+      env(),
+      [
+        ['admin', 'admin'],
+        ['helpdesk', 'support'],
+      ],
+      PASSWORD,
+    );
+    const serve = await startServe(bin, env());
+    server = serve.process;
+    base = serve.base;
+    stderrOf = serve.stderr;
   }, 120_000);
 
   afterAll(async () => {
@@ -167,6 +148,6 @@ describe('greenfinger serve over HTTP', () => {
     const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));
     server.kill('SIGTERM');
     expect(await exited).toBe(0);
-    expect(stderr).toMatch(/SIGTERM: closing/);
+    expect(stderrOf()).toMatch(/SIGTERM: closing/);
   }, 60_000);
 });

@@ -13,63 +13,11 @@ import type { ChannelStats } from '../outputs/composite-output-channel.js';
 import { parseUserUrl } from '../url/parse-user-url.js';
 import type { CatalogRef, CatalogService } from './catalog-service.js';
 import type { CrawlProgress, CrawlService, CrawlVerb } from './crawl-service.js';
+import type { Job, JobAction, JobEvent, JobStart, SeedsAdded } from './job.js';
+import { scopedSeeds } from './job-seeds.js';
 import type { ReplayLayer, ReplayProgress, ReplayReport, ReplayService } from './replay-service.js';
 
-export type JobState = 'queued' | 'running' | 'done' | 'failed' | 'stopped';
-export type JobAction = 'crawl' | 'update' | 'merge' | 'rebuild' | 'resume' | 'replay';
-
-/** One run in the background of this process, as a server or the prompt shows it. */
-export interface Job {
-  /** UUID v7 (time ordered). */
-  jobId: string;
-  catalogId: string;
-  /** The catalog's name. */
-  catalog: string;
-  /** The version the run writes, known once it started. */
-  version: number | null;
-  action: JobAction;
-  /**
-   * `queued` until the run holds its catalog; `done` when it ran to its end (even without publishing: the report
-   * says why), `stopped` when stopped from outside (nothing published, the frontier kept: resume continues),
-   * `failed` when it threw or a store stopped it.
-   */
-  state: JobState;
-  /** Live counters of a crawl (about once a second), the final ones once it ended; null for a replay. */
-  counters: CounterSnapshot | null;
-  /** Urls waiting on the frontier (at the end: outstanding). */
-  queued: number;
-  /** Pages being handled now. */
-  active: number;
-  pagesPerSecond: number;
-  /** Once ended: a crawl verb's run report, or a replay's report. */
-  report: RunReport | ReplayReport | null;
-  /** When failed: the one line core reports the error with (`reportOf`), and its code. */
-  error: { code: string | undefined; message: string } | null;
-  startedAt: string;
-  endedAt: string | null;
-  /** Per output channel of a crawl: pages written and failures (live, then the report's). */
-  outputs?: Record<string, ChannelStats>;
-  /** A replay's latest progress. */
-  replay?: ReplayProgress;
-}
-
-/** What to run: a crawl verb (default `crawl`, which creates the catalog from `url`) or a replay. */
-export interface JobStart extends CatalogRef {
-  /** @default 'crawl' */
-  action?: JobAction;
-  /** With `url`, when `crawl` creates the catalog: where fetching begins. */
-  startUrl?: string;
-  /** Settings stored on the catalog before the run (crawl verbs). */
-  settings?: Partial<CatalogSettings>;
-  /** Publish even a version with far fewer pages than the one serving. */
-  forcePublish?: boolean;
-  /** Replay: the layers to rebuild (file, index, vector). */
-  layers?: string[];
-  /** Replay: the version to rebuild. @default the served one, else the one being written */
-  version?: number;
-}
-
-export type JobEvent = { type: 'progress'; job: Job } | { type: 'end'; job: Job };
+export type { Job, JobAction, JobEvent, JobStart, JobState, SeedsAdded } from './job.js';
 
 export interface JobServiceOptions {
   factory: ComponentFactory;
@@ -80,15 +28,6 @@ export interface JobServiceOptions {
   progressIntervalMs?: number;
   /** Ended jobs kept for `get` and `list`, newest first. @default 200 */
   keepEnded?: number;
-}
-
-/** Where start references offered with `addSeeds` went. */
-export interface SeedsAdded {
-  /** `running-job`: to the engine of the run now; `next-run`: stored on the catalog (`seedUrls`). */
-  to: 'running-job' | 'next-run';
-  jobId?: string;
-  accepted: string[];
-  refused: Array<{ url: string; reason: string }>;
 }
 
 const ACTIONS: readonly JobAction[] = ['crawl', 'update', 'merge', 'rebuild', 'resume', 'replay'];
@@ -554,34 +493,6 @@ function conflict(catalog: Catalog, job: Job): CrawlerError {
   return new CrawlerError('CONFLICT', `catalog "${catalog.name}" is busy: a ${job.action} runs in this process`, {
     fix: `pause it first, or wait: job ${job.jobId}`,
   });
-}
-
-/** Normalise each url and keep those under the catalog's url (the rule a start url obeys). */
-function scopedSeeds(
-  catalog: Catalog,
-  urls: readonly unknown[],
-): { valid: string[]; refused: Array<{ url: string; reason: string }> } {
-  const scope = startUrlPrefix({ catalog });
-  const valid: string[] = [];
-  const refused: Array<{ url: string; reason: string }> = [];
-  for (const raw of urls) {
-    if (typeof raw !== 'string') {
-      refused.push({ url: String(raw), reason: 'not a url' });
-      continue;
-    }
-    let url: string;
-    try {
-      url = parseUserUrl(raw, 'url');
-    } catch (err) {
-      refused.push({ url: raw, reason: reportOf(err).line });
-      continue;
-    }
-    const verdict = scope.check({ url, depth: 0 }) as Verdict;
-    if (!verdict.accept) {
-      refused.push({ url, reason: `${verdict.outcome}: ${verdict.reason} (not under ${catalog.url})` });
-    } else if (!valid.includes(url)) valid.push(url);
-  }
-  return { valid, refused };
 }
 
 /** The counters a run report ends with, in the shape of the live ones. */
