@@ -24,6 +24,10 @@ export const Outcome = {
   REJECTED_REDIRECT_LOOP: 'REJECTED_REDIRECT_LOOP', // a redirect chain that comes back to a url on it
   REJECTED_BAD_IMAGE: 'REJECTED_BAD_IMAGE', // a picture whose bytes are not a sane image (pictures, not urls)
   REJECTED_UNRENDERED: 'REJECTED_UNRENDERED', // rendered in the browser and still a shell when the wait ran out
+  REJECTED_NONCANONICAL: 'REJECTED_NONCANONICAL', // the page names another url of the catalog as canonical (queued)
+  REJECTED_PREMATURE: 'REJECTED_PREMATURE', // an incremental run: not due yet (sitemap lastmod, changefreq, minimum frequency)
+  REJECTED_IMPORT: 'REJECTED_IMPORT', // the importer (a DocumentContentParser) could not read the document
+  LISTED: 'LISTED', // a folder of a file-system source: its children were queued, the folder itself is no resource
   REJECTED_ERROR: 'REJECTED_ERROR', // something threw
   REJECTED_ABANDONED: 'REJECTED_ABANDONED', // the run ended before it was handled
 } as const;

@@ -111,7 +111,8 @@ export class PageInProgress {
   }
 }
 
-type Stage = (page: PageInProgress, ctx: PipelineContext) => Promise<StageVerdict>;
+/** One stage of the document pipeline. */
+export type Stage = (page: PageInProgress, ctx: PipelineContext) => Promise<StageVerdict>;
 
 // ── The stages, in the order of "the life of one page" (seed 000) and the document pipeline (seed 002) ──────────
 

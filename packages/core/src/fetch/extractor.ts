@@ -16,6 +16,11 @@ export interface FetchResult {
   elapsedMs: number;
   /** Set when a browser rendered the page (the `browser` and `adaptive` extractors): why, and whether it rendered. */
   rendering?: Rendering | undefined;
+  /**
+   * A folder of a file-system source (`file:` urls): the urls of its children, listed only by a GET (never by a
+   * HEAD), so the document pipeline can refuse a folder on its metadata before anything inside it is listed.
+   */
+  children?: string[] | undefined;
 }
 
 /**
@@ -32,6 +37,8 @@ export interface Rendering {
 }
 
 export interface FetchOptions {
+  /** `HEAD` asks for the metadata only (the optional HEAD pass of the document pipeline). @default 'GET' */
+  method?: 'GET' | 'HEAD' | undefined;
   /** Conditional GET headers for a refresh. */
   etag?: string | null | undefined;
   lastModified?: string | null | undefined;

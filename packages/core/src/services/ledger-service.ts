@@ -343,6 +343,10 @@ const FETCHED: Partial<Record<string, string>> = {
   REJECTED_TOO_LARGE: 'not saved: the response is larger than the limit',
   REJECTED_TOO_MANY_REDIRECTS: 'not followed: too many redirects in a row',
   REJECTED_UNRENDERED: 'not saved: rendered in the browser and still an empty shell when the wait ran out',
+  REJECTED_NONCANONICAL: 'fetched but not saved: it names another url of the catalog as canonical, which was queued',
+  REJECTED_PREMATURE: 'not fetched again: not due yet on this incremental run (sitemap lastmod or recrawl frequency)',
+  REJECTED_IMPORT: 'fetched but not saved: the document could not be read',
+  LISTED: 'a folder: its files and folders were queued',
   REJECTED_ERROR: 'failed while it was handled',
   REJECTED_ABANDONED: 'abandoned: the run ended before it was handled',
 };

@@ -20,6 +20,11 @@ const STATE_OF_OUTCOME: Record<Outcome, Exclude<LedgerState, 'queued' | 'crawlin
   REJECTED_REDIRECT: 'done',
   REJECTED_REDIRECT_LOOP: 'done',
   REJECTED_NOT_MARKUP: 'done',
+  REJECTED_NONCANONICAL: 'done',
+  LISTED: 'done',
+  // Not due on this incremental run: the page held stays as it was, no request was made.
+  REJECTED_PREMATURE: 'done',
+  REJECTED_IMPORT: 'failed',
   REJECTED_NOTFOUND: 'failed',
   REJECTED_BAD_STATUS: 'failed',
   REJECTED_UNREACHABLE: 'failed',
