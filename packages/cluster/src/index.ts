@@ -1,1 +1,10 @@
+export { ControlChannel, type ControlMessage, type ControlType, decodeControl } from './control-channel.js';
+export { CrawlStreams, GROUP, type StreamEntry } from './crawl-stream.js';
 export { HashRing } from './hash-ring.js';
+export { ClusterKeys, checkName, RunKeys } from './keys.js';
+export { LeaderLease, type LeaseHolder } from './leader-lease.js';
+export { LuaScript } from './lua-script.js';
+export { type MemberInfo, Membership, type MembershipChange } from './membership.js';
+export { closeRedis, connectRedis, maskRedisUrl } from './redis-connection.js';
+export { byNode, SharedCounters } from './shared-counters.js';
+export { decodeTask, encodeTask } from './wire.js';

@@ -1,0 +1,114 @@
+import { ConfigError } from '@greenfinger/core';
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/** A cluster or node name as a key part: letters, digits, `_`, `.`, `-`; one line naming the option otherwise. */
+export function checkName(option: string, name: string): string {
+  if (!NAME.test(name)) {
+    throw new ConfigError(option, `"${name}" is not a usable name`, 'use 1–64 letters, digits, "_", "." or "-"');
+  }
+  return name;
+}
+
+/**
+ * Every Redis key of a cluster, under the prefix `gf:<cluster>:`. Cluster-wide keys (members, the leader lease,
+ * the control channel, the leader's inbox) sit directly under it; everything one run writes sits under
+ * `gf:<cluster>:run:<runId>:` (see {@link RunKeys}), so a run's keys expire together.
+ */
+export class ClusterKeys {
+  readonly cluster: string;
+  readonly prefix: string;
+
+  constructor(cluster: string) {
+    this.cluster = checkName('--cluster', cluster);
+    this.prefix = `gf:${cluster}:`;
+  }
+
+  /** Heartbeat of one member (expires when the member stops renewing it). */
+  member(name: string): string {
+    return `${this.prefix}member:${name}`;
+  }
+  /** Names of the members that joined and have not left or been cleared. */
+  get members(): string {
+    return `${this.prefix}members`;
+  }
+  /** The leader lease: `<name>|<token>`, with an expiry the holder renews. */
+  get leader(): string {
+    return `${this.prefix}leader`;
+  }
+  /** The fencing token: incremented by each new lease holder, so a stale leader's token is smaller. */
+  get epoch(): string {
+    return `${this.prefix}leader:epoch`;
+  }
+  /** Requests to the leader (a list): JSON with a request id. */
+  get inbox(): string {
+    return `${this.prefix}leader:inbox`;
+  }
+  /** The answer to one request (a list the asker pops, expiring). */
+  reply(requestId: string): string {
+    return `${this.prefix}reply:${requestId}`;
+  }
+  /** The control channel (pub/sub). */
+  get control(): string {
+    return `${this.prefix}control`;
+  }
+  /** The run in progress (one crawl per cluster): its STARTED message, for members that join late. */
+  get currentRun(): string {
+    return `${this.prefix}run:current`;
+  }
+  /** The highest version published per catalog, with the token that published it. */
+  published(catalogId: string): string {
+    return `${this.prefix}published:${catalogId}`;
+  }
+  run(runId: string): RunKeys {
+    return new RunKeys(this.prefix, checkName('run id', runId));
+  }
+}
+
+/** The keys of one run: `gf:<cluster>:run:<runId>:…`. */
+export class RunKeys {
+  readonly runId: string;
+  readonly base: string;
+
+  constructor(prefix: string, runId: string) {
+    this.runId = runId;
+    this.base = `${prefix}run:${runId}:`;
+  }
+
+  /** The crawl stream of one member (consumer group `g`). */
+  stream(node: string): string {
+    return `${this.base}crawl:${node}`;
+  }
+  /** The exact routing counters (`<node>|d`, `<node>|h`, …): changed atomically with the streams. */
+  get counters(): string {
+    return `${this.base}counters`;
+  }
+  /** Progress of each member (its engine's counters, JSON), flushed every 500 ms. */
+  get progress(): string {
+    return `${this.base}progress`;
+  }
+  /** Members that joined the run (their streams are the ones to drain). */
+  get members(): string {
+    return `${this.base}members`;
+  }
+  /** Why the run ended, written once (SET NX). */
+  get ending(): string {
+    return `${this.base}ending`;
+  }
+  /** The reports of the members, by node name. */
+  get reports(): string {
+    return `${this.base}reports`;
+  }
+  /** Set once the run's version was published (SET NX). */
+  get published(): string {
+    return `${this.base}published`;
+  }
+  /** Set once COMPLETED was broadcast (SET NX), holding the merged report. */
+  get completed(): string {
+    return `${this.base}completed`;
+  }
+  /** One bucket of the urls dispatched during the run (an intset of 63-bit url hashes). */
+  seen(bucket: number): string {
+    return `${this.base}seen:${bucket}`;
+  }
+}

@@ -1,0 +1,52 @@
+import { silentLogger } from '@greenfinger/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LeaderLease } from '../src/leader-lease.js';
+import { type TestCluster, testCluster } from './support/redis.js';
+
+const log = silentLogger();
+let cluster: TestCluster | undefined;
+afterEach(async () => {
+  await cluster?.close();
+  cluster = undefined;
+});
+
+describe('LeaderLease (real Redis)', () => {
+  it('one holder at a time; a new holder gets a larger token; a stale holder is refused', async () => {
+    cluster = await testCluster();
+    const { keys, redis } = cluster;
+    const a = new LeaderLease(redis, keys, { name: 'a', instance: 'ia', ttlMs: 300, log });
+    const b = new LeaderLease(redis, keys, { name: 'b', instance: 'ib', ttlMs: 300, log });
+    const t1 = await a.tryAcquire();
+    expect(t1).toBeGreaterThan(0);
+    expect(await b.tryAcquire()).toBe(0);
+    expect(await a.tryAcquire()).toBe(t1); // taking it again renews
+    expect(await a.renew()).toBe(true);
+    expect(await a.holder()).toMatchObject({ name: 'a', instance: 'ia', token: t1 });
+
+    // a stops renewing (paused); after the expiry b takes it with a larger token.
+    await new Promise((r) => setTimeout(r, 400));
+    const t2 = await b.tryAcquire();
+    expect(t2).toBeGreaterThan(t1);
+    expect(await a.renew()).toBe(false);
+    expect(a.token).toBe(0);
+
+    // Fenced writes: the stale token is refused, the current one written.
+    const key = `${keys.prefix}fenced-test`;
+    expect(await a.fencedSet(t1, key, 'from a')).toBe(false);
+    expect(await redis.get(key)).toBeNull();
+    expect(await b.fencedSet(t2, key, 'from b')).toBe(true);
+    expect(await redis.get(key)).toBe('from b');
+
+    // The published register only moves forward, and only under the current token.
+    expect(await b.fencedPublish(t2, 'cat', 3)).toBe('ok');
+    expect(await b.fencedPublish(t2, 'cat', 3)).toBe('ok');
+    expect(await b.fencedPublish(t2, 'cat', 2)).toBe('backwards');
+    expect(await a.fencedPublish(t1, 'cat', 4)).toBe('stale');
+    expect(await redis.hget(keys.published('cat'), 'version')).toBe('3');
+
+    await b.release();
+    expect(await b.holder()).toBeUndefined();
+    const t3 = await a.tryAcquire();
+    expect(t3).toBeGreaterThan(t2);
+  });
+});
