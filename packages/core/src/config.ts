@@ -92,6 +92,22 @@ export const settingsSchema = z.strictObject({
     .min(1024)
     .default(10 * 1024 * 1024),
   /**
+   * GF_DOCUMENT_MAX_MB: size cap of one document (PDF, Word, text), in MiB; a larger one is REJECTED_IMPORT:too-large
+   * without being parsed. Held in bytes. @default 50
+   */
+  documentMaxBytes: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(4096)
+    .default(50)
+    .transform((mb) => mb * 1024 * 1024),
+  /**
+   * GF_DOCUMENT_TIMEOUT_MS: time one document may take on the document worker; past it the worker is terminated
+   * and replaced, and the document is REJECTED_IMPORT:timeout. @default 30000
+   */
+  documentTimeoutMs: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  /**
    * GF_MAX_REDIRECTS: redirects followed from one url — inside a fetch for pictures, robots.txt and sitemaps, and
    * along a chain of page redirects (each target is a url of its own; past it REJECTED_TOO_MANY_REDIRECTS). @default 10
    */
@@ -192,6 +208,8 @@ export const settingsEnv: Record<keyof Settings, string> = {
   minBytesPerSecond: 'GF_MIN_BYTES_PER_SECOND',
   slowBodyGraceMs: 'GF_SLOW_BODY_GRACE_MS',
   maxBodyBytes: 'GF_MAX_BODY_BYTES',
+  documentMaxBytes: 'GF_DOCUMENT_MAX_MB',
+  documentTimeoutMs: 'GF_DOCUMENT_TIMEOUT_MS',
   maxRedirects: 'GF_MAX_REDIRECTS',
   chromiumPath: 'GF_CHROMIUM_PATH',
   browserPages: 'GF_BROWSER_PAGES',

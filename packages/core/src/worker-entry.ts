@@ -1,16 +1,22 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { CrawlerError, StageError } from './errors.js';
 
 /**
  * Start a worker thread running the module `file` (without extension) beside the calling module: the compiled
  * `.js` from dist, or — when the caller runs from TypeScript sources under vitest/tsx — a boot script that
  * registers tsx inside the worker (tsx's `--import` hook registers on the main thread only) and imports the `.ts`.
+ * `options` go to the Worker as they are (`resourceLimits`: the document worker's heap cap).
  */
-export function startWorker(callerUrl: string, file: string, workerData?: unknown): Worker {
-  if (!callerUrl.endsWith('.ts')) return new Worker(new URL(`${file}.js`, callerUrl), { workerData });
+export function startWorker(
+  callerUrl: string,
+  file: string,
+  workerData?: unknown,
+  options: Pick<WorkerOptions, 'resourceLimits'> = {},
+): Worker {
+  if (!callerUrl.endsWith('.ts')) return new Worker(new URL(`${file}.js`, callerUrl), { ...options, workerData });
   let tsxApi: string;
   try {
     tsxApi = pathToFileURL(
@@ -24,7 +30,7 @@ export function startWorker(callerUrl: string, file: string, workerData?: unknow
   }
   const entry = new URL(`${file}.ts`, callerUrl).href;
   const boot = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
-  return new Worker(boot, { eval: true, workerData });
+  return new Worker(boot, { ...options, eval: true, workerData });
 }
 
 /**
