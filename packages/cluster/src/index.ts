@@ -1,3 +1,5 @@
+export { ClusterContentDedup, CONTENT_TTL_SECONDS } from './cluster-content-dedup.js';
+export { type ClusterCoordinatorOptions, ClusterCrawlCoordinator } from './cluster-crawl-coordinator.js';
 export { ControlChannel, type ControlMessage, type ControlType, decodeControl } from './control-channel.js';
 export { CrawlStreams, GROUP, type StreamEntry } from './crawl-stream.js';
 export { HashRing } from './hash-ring.js';
@@ -6,5 +8,9 @@ export { LeaderLease, type LeaseHolder } from './leader-lease.js';
 export { LuaScript } from './lua-script.js';
 export { type MemberInfo, Membership, type MembershipChange } from './membership.js';
 export { closeRedis, connectRedis, maskRedisUrl } from './redis-connection.js';
+export { type RehomeResult, rehome } from './rehome.js';
+export { CHECK, DISPATCH, JOIN, MOVE, type RunState, runState, SETTLE_TOKEN } from './routing-scripts.js';
+export { RunRing } from './run-ring.js';
 export { byNode, SharedCounters } from './shared-counters.js';
+export { seenBuckets, seenMember } from './url-seen.js';
 export { decodeTask, encodeTask } from './wire.js';

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { type ApiContext, catalogRef } from '../context.js';
 import { ok } from '../envelope.js';
 import { catalogBody, refParams } from '../schemas.js';
+import { refuseLocalUrl } from './local-urls.js';
 
 interface CatalogBody {
   name?: string;
@@ -92,6 +93,8 @@ export function catalogRoutes(app: FastifyInstance, ctx: ApiContext): void {
     async (req, reply) => {
       const catalogs = await gf.catalogs();
       const { name, url, startUrl, settings } = req.body;
+      refuseLocalUrl(url, 'url');
+      refuseLocalUrl(startUrl, 'startUrl');
       const existing = name ? await catalogs.find({ name }) : url ? await catalogs.find({ url }) : undefined;
       if (existing) return ok(await catalogs.update(existing.id, { url, startUrl, name, settings }), 'updated');
       if (!url) {
@@ -121,6 +124,8 @@ export function catalogRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const catalogs = await gf.catalogs();
       const c = await catalogs.get(catalogRef(req.params.ref));
       const { name, url, startUrl, settings } = req.body;
+      refuseLocalUrl(url, 'url');
+      refuseLocalUrl(startUrl, 'startUrl');
       return ok(await catalogs.update(c.id, { url, startUrl, name, settings }), 'updated');
     },
   );

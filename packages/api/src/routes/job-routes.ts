@@ -4,6 +4,7 @@ import { type ApiContext, catalogRef } from '../context.js';
 import { ok } from '../envelope.js';
 import { idParams, ledgerStates, paging } from '../schemas.js';
 import { jobView } from './crawl-routes.js';
+import { refuseLocalUrl } from './local-urls.js';
 
 const urlList = {
   type: 'array',
@@ -74,6 +75,7 @@ export function jobRoutes(app: FastifyInstance, ctx: ApiContext): void {
     },
     async (req, reply) => {
       const b = req.body;
+      refuseLocalUrl(b.crawlPage, 'crawlPage');
       const job = await gf.jobs.start({
         url: b.crawlPage,
         name: b.name,

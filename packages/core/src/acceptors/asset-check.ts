@@ -1,4 +1,5 @@
 import { Outcome } from '../outcomes.js';
+import { isFileUrl } from '../url/file-url.js';
 import type { AcceptorFactory } from './acceptor.js';
 import { tryParseUrl } from './catalog-scope.js';
 import { ACCEPT, refuse } from './verdict.js';
@@ -62,6 +63,8 @@ export function createAssetCheck(options: AssetCheckOptions = {}): AcceptorFacto
 
 /**
  * Refuses obvious non-page assets by path extension (styles, scripts, fonts, images, media, archives, and documents
- * when documents are off), configurable through ctx.assets. Refuses with REJECTED_ASSET.
+ * when documents are off), configurable through ctx.assets. Refuses with REJECTED_ASSET. In a catalog of a folder
+ * (a `file:` url) documents are on unless ctx.assets says otherwise: its documents are what it is made for.
  */
-export const assetCheck: AcceptorFactory = (ctx) => createAssetCheck(ctx.assets)(ctx);
+export const assetCheck: AcceptorFactory = (ctx) =>
+  createAssetCheck({ ...ctx.assets, documents: ctx.assets?.documents ?? isFileUrl(ctx.catalog.url) })(ctx);

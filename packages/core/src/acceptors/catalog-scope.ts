@@ -2,14 +2,17 @@ import { ConfigError } from '../errors.js';
 import type { Catalog } from '../model.js';
 import { normalizeUrl } from '../url/normalize.js';
 
-/** catalog.url parsed once, for the two scope acceptors. */
+/**
+ * catalog.url parsed once, for the two scope acceptors. A catalog of a folder has a `file:` url: its host is empty,
+ * so only `file:` urls share its domain, and its path is the folder's.
+ */
 export function catalogScopeUrl(catalog: Catalog): URL {
-  const normalized = normalizeUrl(catalog.url);
+  const normalized = normalizeUrl(catalog.url, undefined, { file: true });
   if (normalized === undefined) {
     throw new ConfigError(
       '--url',
-      `catalog "${catalog.name}" has url "${catalog.url}", which is not an http(s) url`,
-      'give a full http(s) url such as https://example.com/',
+      `catalog "${catalog.name}" has url "${catalog.url}", which is neither an http(s) url nor a local file: url`,
+      'give a full http(s) url such as https://example.com/, or a folder as file:///path/to/folder/',
     );
   }
   return new URL(normalized);

@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors.js';
 import { Outcome } from '../outcomes.js';
+import { isFileUrl } from '../url/file-url.js';
 import { normalizePercentEncoding } from '../url/normalize.js';
 import type { AcceptorFactory } from './acceptor.js';
 import { tryParseUrl } from './catalog-scope.js';
@@ -21,13 +22,14 @@ function escapeRegExp(ch: string): string {
  * Compiles a glob once to a RegExp matching the whole subject:
  * `*` = any run of characters within one path segment, `**` = anything (including `/`), `**\/` = zero or more
  * whole segments; every other character is literal (`?` too, since the query is part of the subject).
- * A pattern starting with `http` is matched against the whole normalised url. A pattern starting with `/` is
- * matched against path + query from the root; any other pattern may match at any depth (like `.gitignore`:
- * `*.pdf` = `**\/*.pdf`). Non-ASCII characters are percent-encoded as in normalised urls.
+ * A pattern starting with `http` or `file:` is matched against the whole normalised url. A pattern starting with `/` is
+ * matched against path + query from the root (in a catalog of a folder: from the catalog's folder, see
+ * {@link pathPatterns}); any other pattern may match at any depth (like `.gitignore`: `*.pdf` = `**\/*.pdf`).
+ * Non-ASCII characters are percent-encoded as in normalised urls.
  */
 export function compilePathPattern(pattern: string): PathPattern {
   const source = pattern.trim();
-  const wholeUrl = /^https?:/i.test(source);
+  const wholeUrl = /^(?:https?|file):/i.test(source);
   let glob = wholeUrl ? source : normalizePercentEncoding(source.replace(/[^\x00-\x7F]+/gu, encodeURIComponent));
   if (!wholeUrl && !glob.startsWith('/') && !glob.startsWith('**')) glob = `**/${glob}`;
   let re = '';
@@ -62,25 +64,43 @@ function matches(p: PathPattern, url: string, pathAndQuery: string): boolean {
 }
 
 /**
+ * The folder a catalog of a folder (a `file:` url) covers, as a url path without its trailing slash
+ * (`file:///srv/docs/` → `/srv/docs`; a catalog of one file: its folder); undefined for a web catalog.
+ */
+function catalogFolderPath(catalogUrl: string): string | undefined {
+  if (!isFileUrl(catalogUrl)) return undefined;
+  const path = tryParseUrl(catalogUrl)?.pathname ?? '/';
+  return path.slice(0, path.lastIndexOf('/'));
+}
+
+/**
  * catalog.settings.include / exclude globs (see compilePathPattern). A url matching any exclude pattern is
  * refused; when include patterns are given a url must match at least one. Refuses with REJECTED_FILTER.
+ *
+ * In a catalog of a folder (a `file:` url) the path a pattern sees starts at the catalog's folder (`/archive/**`
+ * is the folder's `archive/`, wherever the folder is on the disk), and a folder needs to match no include pattern
+ * (`--include "*.md"` keeps the markdown files of every subfolder), while an excluded folder is never listed.
  */
 export const pathPatterns: AcceptorFactory = (ctx) => {
   const name = 'path-patterns';
   const include = compileAll(ctx.catalog.settings.include, '--include');
   const exclude = compileAll(ctx.catalog.settings.exclude, '--exclude');
+  const folder = catalogFolderPath(ctx.catalog.url);
   return {
     name,
     check(candidate) {
       if (include.length === 0 && exclude.length === 0) return ACCEPT;
       const url = tryParseUrl(candidate.url);
-      const pathAndQuery = url === undefined ? candidate.url : url.pathname + url.search;
+      let pathAndQuery = url === undefined ? candidate.url : url.pathname + url.search;
+      if (folder !== undefined && pathAndQuery.startsWith(`${folder}/`))
+        pathAndQuery = pathAndQuery.slice(folder.length);
       for (const p of exclude) {
         if (matches(p, candidate.url, pathAndQuery)) {
           return refuse(name, Outcome.REJECTED_FILTER, `matches exclude pattern ${p.source}`);
         }
       }
-      if (include.length > 0 && !include.some((p) => matches(p, candidate.url, pathAndQuery))) {
+      const listing = folder !== undefined && pathAndQuery.endsWith('/');
+      if (include.length > 0 && !listing && !include.some((p) => matches(p, candidate.url, pathAndQuery))) {
         return refuse(name, Outcome.REJECTED_FILTER, 'matches no include pattern');
       }
       return ACCEPT;

@@ -1,16 +1,17 @@
 import { Outcome } from '../outcomes.js';
+import { isFileUrl } from '../url/file-url.js';
 import type { AcceptorFactory } from './acceptor.js';
 import { ACCEPT, refuse } from './verdict.js';
 
 /**
  * Asks ctx.robots whether robots.txt allows the url. Active only when catalog.settings.robots is on and a
  * RobotsProvider is given (without one there is nothing to ask, as with an unset robotsTxtProvider).
- * Refuses with REJECTED_ROBOTS_TXT.
+ * Refuses with REJECTED_ROBOTS_TXT. A `file:` url (a folder's catalog) has no robots.txt: always accepted.
  */
 export const robotsTxt: AcceptorFactory = (ctx) => {
   const name = 'robots-txt';
   const robots = ctx.catalog.settings.robots ? ctx.robots : undefined;
-  if (robots === undefined) return { name, check: () => ACCEPT };
+  if (robots === undefined || isFileUrl(ctx.catalog.url)) return { name, check: () => ACCEPT };
   return {
     name,
     async check(candidate) {

@@ -12,6 +12,7 @@ import type { CrawlEngineDeps, Politeness } from '../engine/crawl-engine.js';
 import { InflightStore } from '../engine/inflight-store.js';
 import { decodeBody } from '../fetch/charset.js';
 import type { Extractor } from '../fetch/extractor.js';
+import { FileExtractor } from '../fetch/file-extractor.js';
 import { HostPoliteness } from '../fetch/politeness.js';
 import { timedExtractor } from '../fetch/timed-extractor.js';
 import { withRetry } from '../fetch/with-retry.js';
@@ -26,6 +27,7 @@ import type { OutputChannel } from '../outputs/output-channel.js';
 import { VectorOutputChannel } from '../outputs/vector-output-channel.js';
 import { fetchTimings } from '../services/fetch-timings.js';
 import type { BlobStore } from '../storage/blob-store.js';
+import { filePathOf, isFileUrl } from '../url/file-url.js';
 import { normalizeUrl } from '../url/normalize.js';
 import { chunkText } from '../vector/chunking.js';
 import type { VectorStore } from '../vector/vector-store.js';
@@ -45,15 +47,27 @@ export interface RunFetchers {
   close(): Promise<void>;
 }
 
-/** The fetcher the catalog names (or the component replacing it), with the retry and redirect policy of a crawl. */
+/**
+ * The fetcher the catalog names (or the component replacing it), with the retry and redirect policy of a crawl.
+ * A catalog of a folder (a `file:` url) reads files: a FileExtractor bounded by the catalog's folder, whatever
+ * fetcher and extractor it names (there is nothing to render).
+ */
 export function assembleFetchers(f: ComponentFactory, ctx: RunContext, site?: SiteWatch): RunFetchers {
   const s = ctx.catalog.settings;
+  const files = isFileUrl(ctx.catalog.url);
   const connectionsPerOrigin = Math.max(s.hostConcurrency, 2);
-  const createDefault = () => fetcherRegistry.get(s.fetcher)({ ...ctx, connectionsPerOrigin, createDefault });
+  const createDefault = (): Extractor =>
+    files
+      ? new FileExtractor({
+          maxBodyBytes: ctx.settings.maxBodyBytes,
+          root: filePathOf(ctx.catalog.url),
+          log: ctx.log.child({ component: 'file-extractor' }),
+        })
+      : fetcherRegistry.get(s.fetcher)({ ...ctx, connectionsPerOrigin, createDefault });
   const own = f.components.fetcher?.({ ...ctx, connectionsPerOrigin, createDefault }) ?? createDefault();
   const base = site ? site.extractor(own) : own;
   // Pages through the catalog's extractor (http, browser, adaptive), which owns the fetcher: its close closes both.
-  const pages = extractorRegistry.get(s.extractor)({ ...ctx, http: base });
+  const pages = files ? base : extractorRegistry.get(s.extractor)({ ...ctx, http: base });
   // Every page request (each retry too) is timed into the node's fetch-latency histogram (MetricsService).
   const timings = fetchTimings(f);
   const page = timedExtractor(noRedirects(pages), (seconds) => timings.observe(ctx.catalog.name, seconds));
@@ -68,13 +82,13 @@ export function assembleFetchers(f: ComponentFactory, ctx: RunContext, site?: Si
   };
 }
 
-/** robots.txt of a run, read through `fetch`; undefined when the catalog ignores robots.txt. */
+/** robots.txt of a run, read through `fetch`; undefined when the catalog ignores robots.txt or is a folder. */
 export function assembleRobots(
   f: ComponentFactory,
   ctx: RunContext,
   fetch: (url: string) => Promise<{ status: number; text: string }>,
 ): HttpRobotsProvider | undefined {
-  if (!ctx.catalog.settings.robots) return undefined;
+  if (!ctx.catalog.settings.robots || isFileUrl(ctx.catalog.url)) return undefined;
   return new HttpRobotsProvider({ fetch, userAgent: f.settings.userAgent, logger: f.log });
 }
 
@@ -165,6 +179,7 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
   const { catalog, version, action, frontier } = req;
   const ctx: RunContext = { settings: f.settings, layout: f.layout, log: f.log, catalog, version, action };
   const s = catalog.settings;
+  const files = isFileUrl(catalog.url);
   const [db, urlFilter, contentDedup] = await Promise.all([
     f.database(),
     f.urlFilter(),
@@ -217,17 +232,20 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
     imageFetcher: fetchers.image,
     politeness: assemblePoliteness(f, ctx, robots),
     extract: assembleExtract(f, catalog, pool),
-    normalize: (raw, base) => normalizeUrl(raw, base),
+    normalize: files ? (raw, base) => normalizeUrl(raw, base, { file: true }) : (raw, base) => normalizeUrl(raw, base),
     outputs,
     records: db.resources,
     ledger: db.ledger,
     blobs: f.blobs,
     inflight,
     robots,
-    sitemapUrls: async () =>
-      (await discoverSitemapUrls({ siteUrl: catalog.startUrl, fetch: fetchers.text, robots, logger: f.log })).urls.map(
-        (e) => e.loc,
-      ),
+    // A folder has no sitemap.
+    sitemapUrls: files
+      ? undefined
+      : async () =>
+          (
+            await discoverSitemapUrls({ siteUrl: catalog.startUrl, fetch: fetchers.text, robots, logger: f.log })
+          ).urls.map((e) => e.loc),
     log: f.log,
     known: action === 'merge' ? 'revisit' : 'follow-stored',
     resume: action === 'resume',
@@ -306,7 +324,10 @@ export function assemblePoliteness(f: ComponentFactory, ctx: RunContext, robots?
   const own = f.components.politeness?.(ctx);
   if (own) return own;
   const s = ctx.catalog.settings;
-  const politeness = new HostPoliteness({ maxPerHost: s.hostConcurrency, minIntervalMs: s.intervalMs });
+  // A folder's files are local: no interval, and as many reads at once as the catalog has threads.
+  const politeness = isFileUrl(ctx.catalog.url)
+    ? new HostPoliteness({ maxPerHost: Math.max(s.threads, s.hostConcurrency), minIntervalMs: 0 })
+    : new HostPoliteness({ maxPerHost: s.hostConcurrency, minIntervalMs: s.intervalMs });
   return {
     acquire: async (host) => {
       if (robots) {

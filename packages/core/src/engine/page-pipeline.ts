@@ -9,6 +9,7 @@ import { keys } from '../layout.js';
 import type { ResourceRow } from '../model.js';
 import { Outcome } from '../outcomes.js';
 import type { PageImage } from '../outputs/output-channel.js';
+import { isFolderUrl } from '../url/file-url.js';
 import type { Completion } from './committer.js';
 import type { Counters } from './counters.js';
 import type { CrawlEngineDeps } from './engine-deps.js';
@@ -17,6 +18,7 @@ import type { PageImages } from './page-images.js';
 import { politeFetch } from './polite-fetch.js';
 import type { Offer, QueuePipeline } from './queue-pipeline.js';
 import type { StageClock } from './stage-clock.js';
+import { childPaths } from './stages/child-paths.js';
 
 /** A stage ended the url: its outcome, the detail of its report key (`OUTCOME:detail`) and why (its example). */
 export interface Done {
@@ -122,6 +124,8 @@ const knownUrlFilter: Stage = async (page, ctx) => {
   if (!(await d.urlFilter.has(d.catalog.id, d.version, page.hash))) return NEXT;
   page.previous = await d.records.findResourceByUrlHash(d.catalog.id, d.version, page.hash);
   if (d.known === 'revisit' && page.previous) return NEXT;
+  // A folder of a file-system source holds no resource: it is listed again, the one way its new files are found.
+  if (!page.previous && isFolderUrl(page.entry.url)) return NEXT;
   if (page.previous) page.completion.offer = await storedLinks(page.previous, page.entry, ctx);
   return done(Outcome.REJECTED_KNOWN);
 };
@@ -368,6 +372,8 @@ export const DOCUMENT_PIPELINE: ReadonlyArray<{ readonly name: string; readonly 
   { name: 'trap', run: trapBudget },
   { name: 'fetch', run: fetchPage },
   { name: 'status', run: statusAndRedirect },
+  // Called through a closure: stages/child-paths.ts imports this module, so its binding may not be ready yet here.
+  { name: 'children', run: (page, ctx) => childPaths(page, ctx) },
   { name: 'markup', run: markupCheck },
   { name: 'render', run: renderCheck },
   { name: 'extract', run: contentExtraction },

@@ -76,7 +76,10 @@ export class QueuePipeline {
    */
   canonical(raw: string, base: string | undefined, normalized = false): string | undefined {
     const url = normalized ? raw : this.#d.normalize(raw, base);
-    if (!url || !this.#sessionParams || (!url.includes('?') && !url.includes(';'))) return url;
+    // A file url has no query, and a `;` in a file name is part of the name: no session parameters to drop.
+    if (!url || !this.#sessionParams || url.startsWith('file:') || (!url.includes('?') && !url.includes(';'))) {
+      return url;
+    }
     return normalizeUrl(url, undefined, { sessionParams: this.#sessionParams });
   }
 

@@ -10,6 +10,8 @@ export {
 } from './charset.js';
 export { type ContentKind, contentKind, isMarkupType, isPageType, looksBinary } from './content-type.js';
 export type * from './extractor.js';
+export { FileExtractor, type FileExtractorOptions, fileEtag, MAX_FOLDER_ENTRIES } from './file-extractor.js';
+export { FILE_TYPES, FOLDER_TYPE, fileContentType, UNKNOWN_FILE_TYPE } from './file-types.js';
 export { HttpExtractor, type HttpExtractorOptions } from './http-extractor.js';
 export { HostPoliteness, type HostPolitenessOptions, type Release } from './politeness.js';
 export {

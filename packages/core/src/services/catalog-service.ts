@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { Verdict } from '../acceptors/acceptor.js';
 import { startUrlPrefix } from '../acceptors/start-url-prefix.js';
 import { registries } from '../compose/registries.js';
@@ -6,7 +7,7 @@ import { ConfigError, CrawlerError } from '../errors.js';
 import { ids, isUuid } from '../ids.js';
 import type { Catalog, CatalogSettings } from '../model.js';
 import type { CatalogStore } from '../storage/record-store.js';
-import { normalizeUrl } from '../url/normalize.js';
+import { filePathOf, folderCatalogName, isFileUrl } from '../url/file-url.js';
 import { parseUserUrl } from '../url/parse-user-url.js';
 import type { AdminWriter } from './admin-writer.js';
 
@@ -47,7 +48,8 @@ export class CatalogService {
   build(def: CatalogDefinition, existing?: Catalog): Catalog {
     const url = parseUserUrl(def.url, '--url');
     const startUrl = def.startUrl ? parseUserUrl(def.startUrl, '--start-url') : url;
-    const name = (def.name ?? existing?.name ?? new URL(url).host).trim();
+    // A catalog of a folder is named after the folder (`file:///srv/Team Docs/` → `Team Docs`), a site after its host.
+    const name = (def.name ?? existing?.name ?? (isFileUrl(url) ? folderCatalogName(url) : new URL(url).host)).trim();
     if (!/^[\p{L}\p{N}._:-][\p{L}\p{N} ._:-]{0,99}$/u.test(name)) {
       throw new ConfigError(
         '--name',
@@ -78,9 +80,9 @@ export class CatalogService {
         `${startUrl} is not under --url ${url}`,
         'the url is the identity and the boundary of a catalog and the start url must sit under it; ' +
           'pointing --url deep into a site puts the rest out of scope, the usual reason a crawl saves exactly one page — ' +
-          'give --url the site root (e.g. ' +
-          new URL(url).origin +
-          '/) and --start-url the page to begin at',
+          (isFileUrl(url)
+            ? 'give --url the folder and --start-url a file or folder inside it'
+            : 'give --url the site root (e.g. ' + new URL(url).origin + '/) and --start-url the page to begin at'),
       );
     }
     return catalog;
@@ -88,6 +90,7 @@ export class CatalogService {
 
   async create(def: CatalogDefinition): Promise<Catalog> {
     const catalog = this.build(def);
+    assertLocalPath(catalog.url);
     if (await this.#store.findByName(catalog.name)) {
       throw new CrawlerError('CONFLICT', `a catalog named "${catalog.name}" already exists`, {
         fix: 'pick another --name, or name the existing one with --name to crawl it again',
@@ -126,7 +129,7 @@ export class CatalogService {
     if (req.name) {
       const byName = await this.find({ name: req.name });
       if (byName) {
-        if (req.url && normalizeUrl(req.url) !== byName.url) {
+        if (req.url && parseUserUrl(req.url, '--url') !== byName.url) {
           throw new CrawlerError('CONFLICT', `catalog "${req.name}" has url ${byName.url}, not ${req.url}`, {
             fix: 'drop --url to crawl it, or choose another --name for a new catalog',
           });
@@ -143,7 +146,7 @@ export class CatalogService {
     if (!req.name) {
       const byUrl = await this.find({ url: req.url });
       if (byUrl) {
-        if (req.startUrl && normalizeUrl(req.startUrl) !== byUrl.startUrl) {
+        if (req.startUrl && parseUserUrl(req.startUrl, '--start-url') !== byUrl.startUrl) {
           return {
             catalog: await this.update(byUrl.id, { startUrl: req.startUrl, settings: req.settings }),
             created: false,
@@ -227,3 +230,17 @@ function assertComponentNames(settings: CatalogSettings): void {
   for (const name of settings.acceptors) registries.acceptors.assert(name);
   if (settings.contentDedup) registries.contentDedup.assert(settings.contentDedup);
 }
+
+/**
+ * A new catalog of a folder must name one that is there: a typo is one line now rather than a crawl that saves
+ * nothing. (A stored catalog whose folder went away can still be updated, crawled — everything 404 — and deleted.)
+ * @throws ConfigError `--url` when the path does not exist
+ */
+function assertLocalPath(url: string): void {
+  if (!isFileUrl(url)) return;
+  const path = filePathOf(url);
+  if (path !== undefined && existsSync(path)) return;
+  throw new ConfigError('--url', `${url}: no such folder or file (${path ?? 'no local path'})`, FILE_URL_FIX);
+}
+
+const FILE_URL_FIX = 'give the absolute path of an existing folder, e.g. file:///srv/docs/ or /srv/docs';

@@ -19,6 +19,7 @@ import type { FetchResult } from '../fetch/extractor.js';
 import { ids, sha256Hex, urlHash } from '../ids.js';
 import type { Catalog } from '../model.js';
 import { Outcome } from '../outcomes.js';
+import { isFileUrl } from '../url/file-url.js';
 import { normalizeUrl } from '../url/normalize.js';
 import { parseUserUrl } from '../url/parse-user-url.js';
 import type { CatalogRef, CatalogService } from './catalog-service.js';
@@ -164,6 +165,18 @@ export class TestUrlService {
       }
       stages.push({ stage: 'status', verdict: 'pass', detail: `HTTP ${status}` });
 
+      if (result.children) {
+        // A folder of a catalog of a folder: its entries are offered one level deeper, as the crawl would.
+        const n = result.children.length;
+        stages.push({
+          stage: 'children',
+          verdict: 'note',
+          detail: `a folder of ${n} entries, offered one level deeper`,
+        });
+        report.links = await linkFates(check, catalog, result.children, depth + 1, url);
+        return stop(Outcome.LISTED);
+      }
+
       if (!isPageType(contentType) || looksBinary(result.body)) {
         stages.push({ stage: 'markup', verdict: 'refuse', detail: `not an html page (${contentType || 'binary'})` });
         return stop(Outcome.REJECTED_NOT_MARKUP);
@@ -236,7 +249,8 @@ export class TestUrlService {
     const holding = all.find((c) => inScope(c, url));
     if (holding) return { catalog: holding, stored: true, why: 'its scope holds the url' };
     if (all.length === 1 && all[0]) return { catalog: all[0], stored: true, why: 'the only catalog' };
-    const origin = `${new URL(url).origin}/`;
+    // A file's catalog would be its folder's; a page's, its site's.
+    const origin = isFileUrl(url) ? url.slice(0, url.lastIndexOf('/') + 1) : `${new URL(url).origin}/`;
     return {
       catalog: catalogs.build({ url: origin, startUrl: url }),
       stored: false,

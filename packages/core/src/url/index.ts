@@ -1,7 +1,9 @@
+export { filePathOf, fileUrlOf, folderCatalogName, isFileUrl, isFolderUrl } from './file-url.js';
 export {
   isSessionParam,
   isTrackingParam,
   type NormalizeOptions,
+  normalizeFileUrl,
   normalizePercentEncoding,
   normalizeUrl,
   SESSION_PARAMS,

@@ -80,6 +80,12 @@ export function isSessionParam(name: string, extra?: ReadonlySet<string>): boole
 export interface NormalizeOptions {
   /** More session parameter names to drop (lower case), besides {@link SESSION_PARAMS}. */
   sessionParams?: ReadonlySet<string> | undefined;
+  /**
+   * Accept local `file:` urls (a catalog of a folder: see {@link normalizeFileUrl}). Without it a `file:` url is
+   * crawlable only when it is resolved against a `file:` base (a link in a local html file), so a web page cannot
+   * point the crawler at the disk. @default false
+   */
+  file?: boolean | undefined;
 }
 
 /** `;name=value` path parameters (`;jsessionid=…`) whose name is a session id are dropped. */
@@ -144,9 +150,11 @@ function normalizeQuery(search: string, extra?: ReadonlySet<string>): string {
  *   collapsing them could drop a real page. Two urls serving the same page end up as one via content dedup.
  * - letter case of path and query, `+` in the query, and userinfo.
  *
+ * A local `file:` url is normalised by {@link normalizeFileUrl} when `options.file` is on or `base` is a `file:` url.
+ *
  * @param raw an absolute url, or a reference resolved against `base`
  * @returns the normalised absolute url, or undefined when it is not a crawlable http(s) url
- *   (`mailto:`, `javascript:`, `data:`, `tel:`, malformed, no host)
+ *   (`mailto:`, `javascript:`, `data:`, `tel:`, malformed, no host) nor an accepted local `file:` url
  */
 export function normalizeUrl(raw: string, base?: string | URL, options?: NormalizeOptions): string | undefined {
   const input = raw.trim();
@@ -156,6 +164,10 @@ export function normalizeUrl(raw: string, base?: string | URL, options?: Normali
     url = base === undefined ? new URL(input) : new URL(input, base);
   } catch {
     return undefined;
+  }
+  if (url.protocol === 'file:') {
+    const local = options?.file === true || (base !== undefined && String(base).startsWith('file:'));
+    return local ? normalizeFileUrl(url) : undefined;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
   if (url.hostname === '' || url.hostname === '.') return undefined;
@@ -168,6 +180,21 @@ export function normalizeUrl(raw: string, base?: string | URL, options?: Normali
   // An empty query must lose its `?` too: `search = ''` does that, `search = '?'` would not.
   url.search = query;
   return url.href;
+}
+
+/**
+ * The normal form of a local `file:` url (the file-system source): dot segments resolved (the WHATWG parser does
+ * it), repeated slashes collapsed, percent-encoding normalised as for http, query and fragment dropped (a file has
+ * neither). A trailing slash is kept as given: a folder's url ends with one (the file extractor lists folders under
+ * that form and answers a folder url without it with a redirect to it). Session parameters are not looked for: a
+ * `;` in a file name is part of the name.
+ *
+ * @returns undefined for a url that is not `file:`, or that names another machine (`file://host/…`)
+ */
+export function normalizeFileUrl(url: URL): string | undefined {
+  if (url.protocol !== 'file:' || url.host !== '') return undefined;
+  const path = normalizePercentEncoding(url.pathname).replace(/\/{2,}/g, '/');
+  return `file://${path.startsWith('/') ? path : `/${path}`}`;
 }
 
 /** The key of a normalised url: sha256 hex (char(64)), the same value as ids.urlHash. */

@@ -1,4 +1,12 @@
-import { CATALOG_CATS, type Catalog, CrawlerError, defaultCatalogSettings, reportOf } from '@greenfinger/core';
+import {
+  CATALOG_CATS,
+  type Catalog,
+  CrawlerError,
+  defaultCatalogSettings,
+  folderCatalogName,
+  isFileUrl,
+  reportOf,
+} from '@greenfinger/core';
 import { type CommandContext, type CommandSpec, defineCommand, type OptionSpec } from '../command-spec.js';
 import { EXIT } from '../io.js';
 import { formatCatalog } from './catalog.js';
@@ -126,9 +134,10 @@ const QUESTIONS: Question[] = [
 
 const START = ['no', 'crawl', 'update', 'rebuild'];
 
+/** The name a new catalog gets by default: the site's host, or a folder's own name. */
 function hostOf(url: string): string {
   try {
-    return new URL(url).host;
+    return isFileUrl(url) ? folderCatalogName(url) : new URL(url).host;
   } catch {
     return '';
   }

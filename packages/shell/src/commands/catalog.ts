@@ -28,7 +28,7 @@ interface CatalogDeleteOptions extends CatalogRefOptions {
 /** A catalog named by one word: an id, a url, or else a name. */
 function refOfWord(word: string): CatalogRef {
   if (isUuid(word)) return { id: word };
-  if (/^https?:\/\//i.test(word)) return { url: word };
+  if (/^(?:https?:\/\/|file:)/i.test(word)) return { url: word };
   return { name: word };
 }
 
