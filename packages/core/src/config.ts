@@ -20,6 +20,8 @@ export const settingsSchema = z.strictObject({
   dataStore: z.string().min(1).default('./data'),
   /** DATABASE_URL: empty = SQLite at data/system/greenfinger.db; postgres://… = PostgreSQL. */
   databaseUrl: z.string().default(''),
+  /** GF_REDIS_URL: the Redis a cluster's members meet in (`--cluster`); unused by a node on its own. */
+  redisUrl: z.string().min(1).default('redis://127.0.0.1:6379'),
   /** GF_NODE: node name in report file names. @default hostname */
   node: z
     .string()
@@ -138,6 +140,18 @@ export const settingsSchema = z.strictObject({
   renderMinTextChars: z.coerce.number().int().min(0).default(200),
   /** GF_RENDER_MAX_SCRIPT_SHARE: RenderingDetector — a page more than this share script bytes is a shell. @default 0.6 */
   renderMaxScriptShare: z.coerce.number().gt(0).max(1).default(0.6),
+  /**
+   * GF_RENDER_MEMORY_RENDERS: render memory — after this many pages in a row of one host and url pattern needed the
+   * browser, the rest of the pattern go straight to it (the detector not asked). 0 = never. @default 3
+   */
+  renderMemoryRenders: z.coerce.number().int().min(0).default(3),
+  /**
+   * GF_RENDER_MEMORY_STATIC: render memory — after this many pages in a row of a pattern needed no browser, the
+   * detector is not asked about the rest of the pattern. 0 = always ask. @default 20
+   */
+  renderMemoryStatic: z.coerce.number().int().min(0).default(20),
+  /** GF_RENDER_MEMORY_RECHECK: render memory — every this-many pages of a remembered pattern, one is checked again. @default 50 */
+  renderMemoryRecheck: z.coerce.number().int().min(1).default(50),
   /** GF_IMAGE_MIN_SIZE: pictures smaller than this (px, both sides, when known) or bytes/10 are skipped. @default 100 */
   imageMinSize: z.coerce.number().int().min(0).default(100),
   /** GF_IMAGE_MAX_BYTES @default 10485760 */
@@ -174,6 +188,14 @@ export const settingsSchema = z.strictObject({
     .default('8h'),
   /** GF_CORS_ORIGINS: comma-separated origins allowed to call the REST API from a browser; empty = CORS off. */
   corsOrigins: z.string().default(''),
+  /**
+   * GF_DOCUMENTS: false = PDF, Word and text documents are not read on this node, whatever a catalog says (each is
+   * REJECTED_NOT_MARKUP, as html-only crawls were). @default true
+   */
+  documents: z
+    .union([z.boolean(), z.enum(['true', 'false', '1', '0'])], { error: 'must be true or false' })
+    .default(true)
+    .transform((v) => v === true || v === 'true' || v === '1'),
   /** GF_API_WEB: false = the server answers the REST API only (no search page). @default true */
   apiWeb: z
     .union([z.boolean(), z.enum(['true', 'false', '1', '0'])], { error: 'must be true or false' })
@@ -187,6 +209,7 @@ export type Settings = z.infer<typeof settingsSchema>;
 export const settingsEnv: Record<keyof Settings, string> = {
   dataStore: 'GF_DATA_STORE',
   databaseUrl: 'DATABASE_URL',
+  redisUrl: 'GF_REDIS_URL',
   node: 'GF_NODE',
   indexPrefix: 'GF_INDEX_PREFIX',
   vectorCollection: 'GF_VECTOR_COLLECTION',
@@ -221,6 +244,9 @@ export const settingsEnv: Record<keyof Settings, string> = {
   renderMaxScrolls: 'GF_RENDER_MAX_SCROLLS',
   renderMinTextChars: 'GF_RENDER_MIN_TEXT_CHARS',
   renderMaxScriptShare: 'GF_RENDER_MAX_SCRIPT_SHARE',
+  renderMemoryRenders: 'GF_RENDER_MEMORY_RENDERS',
+  renderMemoryStatic: 'GF_RENDER_MEMORY_STATIC',
+  renderMemoryRecheck: 'GF_RENDER_MEMORY_RECHECK',
   imageMinSize: 'GF_IMAGE_MIN_SIZE',
   imageMaxBytes: 'GF_IMAGE_MAX_BYTES',
   imageMaxSide: 'GF_IMAGE_MAX_SIDE',
@@ -235,6 +261,7 @@ export const settingsEnv: Record<keyof Settings, string> = {
   tokenTtl: 'GF_TOKEN_TTL',
   corsOrigins: 'GF_CORS_ORIGINS',
   apiWeb: 'GF_API_WEB',
+  documents: 'GF_DOCUMENTS',
 };
 
 /** Settings as they may be shown or written: the database password and the token key masked. */
@@ -243,6 +270,7 @@ export function maskedSettings(settings: Readonly<Settings>): Record<string, unk
   return {
     ...rest,
     databaseUrl: settings.databaseUrl.replace(/(\/\/[^:/@]*):[^@/]*@/, '$1:***@'),
+    redisUrl: settings.redisUrl.replace(/(\/\/[^:/@]*):[^@/]*@/, '$1:***@'),
     tokenSecret: tokenSecret ? '***' : '',
   };
 }
@@ -339,6 +367,75 @@ const componentName = z
   .string()
   .regex(/^[a-z0-9][a-z0-9._-]*$/, 'use a name of lower-case letters, digits, dots and dashes');
 
+/** A regular expression a setting holds: it must compile. */
+const pattern = z.string().refine(
+  (p) => {
+    try {
+      new RegExp(p, 'i');
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  { message: 'not a valid regular expression' },
+);
+
+/**
+ * A metadata filter (seed 002): judged on a document's headers, from the HEAD pass when it is on, else from the
+ * GET's, before its body is read. `exclude` (the default): a document it matches is REJECTED_FILTER:metadata;
+ * `include`: when any include filter is given, a document must match one of them. A filter matches when the header
+ * is present and every condition given holds.
+ */
+export const metadataFilterSchema = z.strictObject({
+  /** The header's name, any case: `content-type`, `content-length`, `last-modified`, or any other. */
+  header: z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'a header name'),
+  /** A regular expression (case-insensitive) the header's value matches. */
+  match: pattern.optional(),
+  /** The header's value as a number is at least this (content-length in bytes). */
+  min: z.number().optional(),
+  /** The header's value as a number is at most this. */
+  max: z.number().optional(),
+  /** The header's value as a date (last-modified) is before this date (ISO, `2024-01-31`). */
+  before: z.iso.date().or(z.iso.datetime()).optional(),
+  /** The header's value as a date is after this date. */
+  after: z.iso.date().or(z.iso.datetime()).optional(),
+  onMatch: z.enum(['exclude', 'include']).default('exclude'),
+});
+export type MetadataFilter = z.infer<typeof metadataFilterSchema>;
+
+/**
+ * A document filter (seed 002): judged on what a document holds once it is read — its text, title, url or type.
+ * `exclude`: a document whose field matches is REJECTED_FILTER:document; `include`: when any include filter is
+ * given, a document must match one.
+ */
+export const documentFilterSchema = z.strictObject({
+  field: z.enum(['text', 'title', 'url', 'contentType']).default('text'),
+  /** A regular expression (case-insensitive). */
+  match: pattern,
+  onMatch: z.enum(['exclude', 'include']).default('exclude'),
+});
+export type DocumentFilter = z.infer<typeof documentFilterSchema>;
+
+/** How often a page may be fetched again: a sitemap `changefreq` word, or a number with ms, s, m, h, d or w. */
+export const RECRAWL_EVERY = /^(?:always|hourly|daily|weekly|monthly|yearly|never|\d+(?:ms|s|m|h|d|w))$/;
+
+/**
+ * A minimum recrawl frequency (seed 002, the recrawlable resolver): on an incremental run (`merge`), a page held
+ * whose url (or content type) matches is not fetched again until `every` has passed since it was fetched; before
+ * that it is REJECTED_PREMATURE. The first rule that matches decides.
+ */
+export const recrawlFrequencySchema = z.strictObject({
+  field: z.enum(['url', 'contentType']).default('url'),
+  /** A regular expression (case-insensitive). */
+  match: pattern,
+  every: z.string().regex(RECRAWL_EVERY, 'always, hourly, daily, weekly, monthly, yearly, never, or e.g. 12h, 7d'),
+});
+export type RecrawlFrequency = z.infer<typeof recrawlFrequencySchema>;
+
+/** The catalog setting `orphans`: what a session that reaches its end does with the pages it did not reach. */
+export const ORPHAN_STRATEGIES = ['ignore', 'delete', 'process'] as const;
+export type OrphanStrategy = (typeof ORPHAN_STRATEGIES)[number];
+
 /** The categories a catalog can be filed under (`catalog cats`, `GET /v2/catalog/cats`). */
 export const CATALOG_CATS = [
   'news',
@@ -397,6 +494,15 @@ export const catalogSettingsSchema = z.strictObject({
    * @default 0.5
    */
   minPublishRatio: z.number().min(0).max(1).default(0.5),
+  /**
+   * What a session that reaches its end does with its orphans — pages the version holds from an earlier session
+   * that this session did not reach (services/orphans.ts, docs/verbs.md#orphans): `ignore` leaves them, `delete`
+   * removes them from every layer (vector → index → file → db), `process` fetches them again as revisits. Any case
+   * is accepted (`DELETE`). @default 'ignore'
+   */
+  orphans: z
+    .preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v), z.enum(ORPHAN_STRATEGIES))
+    .default('ignore'),
   /** Retries after a retryable fetch failure. @default 1 */
   maxRetries: z.number().int().min(0).max(10).default(1),
   /** Obey robots.txt. @default true */
@@ -430,11 +536,11 @@ export const catalogSettingsSchema = z.strictObject({
   /** The fetcher, by name in the fetcher registry. @default 'http' */
   fetcher: componentName.default('http'),
   /**
-   * How pages are fetched, by name in the extractor registry: `http` (the fetcher alone), `browser` (every html
-   * page rendered in Chromium) or `adaptive` (over http, rendered only when the RenderingDetector sees a shell).
-   * @default 'http'
+   * How pages are fetched, by name in the extractor registry: `adaptive` (over http, rendered in Chromium only when
+   * the RenderingDetector sees a shell; a site that needs none never starts a browser), `http` (the fetcher alone)
+   * or `browser` (every html page rendered in Chromium). @default 'adaptive'
    */
-  extractor: componentName.default('http'),
+  extractor: componentName.default('adaptive'),
   /** Hosts (host:port) besides the page's own a rendered page may request; everything else is refused. @default [] */
   renderHosts: z.array(z.string().regex(/^[^\s/?#]+$/, 'a host or host:port')).default(() => []),
   /** The content extractor, by name in the content-extractor registry: `html` or `readability`. @default 'html' */
@@ -444,6 +550,31 @@ export const catalogSettingsSchema = z.strictObject({
    * empty = the node setting GF_CONTENT_DEDUP. @default ''
    */
   contentDedup: z.union([z.literal(''), componentName]).default(''),
+  /**
+   * Read PDF, Word (.docx), plain text, Markdown and CSV documents into resources, searchable like pages (the node
+   * setting GF_DOCUMENTS=false turns them off everywhere). Off: they are REJECTED_NOT_MARKUP. @default true
+   */
+  documents: z.boolean().default(true),
+  /**
+   * The metadata pass: a HEAD request before each GET, so metadata filters, the canonical Link header and the
+   * metadata checksum can refuse a document before its body is fetched. @default false
+   */
+  headPass: z.boolean().default(false),
+  /** Filters on a document's headers (see MetadataFilter). @default [] */
+  metadataFilters: z.array(metadataFilterSchema).default(() => []),
+  /** Filters on a document's text, title, url or type once it is read (see DocumentFilter). @default [] */
+  documentFilters: z.array(documentFilterSchema).default(() => []),
+  /**
+   * Honour canonical urls (`<link rel=canonical>`, `Link: rel=canonical`): a copy naming another url of the catalog
+   * is REJECTED_NONCANONICAL and the canonical url is queued instead. @default true
+   */
+  canonical: z.boolean().default(true),
+  /** On an incremental run (`merge`), skip pages whose sitemap `lastmod`/`changefreq` says they are not due. @default true */
+  recrawlSitemap: z.boolean().default(true),
+  /** Minimum recrawl frequencies of an incremental run (see RecrawlFrequency). @default [] */
+  recrawlFrequencies: z.array(recrawlFrequencySchema).default(() => []),
+  /** Queue the links found inside documents (a PDF's link annotations, a Word file's hyperlinks). @default true */
+  postImportLinks: z.boolean().default(true),
 });
 
 /** The rules for crawling one site (every field present: defaults applied). */

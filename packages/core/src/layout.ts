@@ -31,6 +31,10 @@ export class DataLayout {
   contentDedupDirOf(kind: string): string {
     return kind === 'sha256' ? this.contentDedupDir : `${this.contentDedupDir}-${kind}`;
   }
+  /** What the adaptive extractor learned per host and url pattern (one JSON file per host). */
+  get renderMemoryDir(): string {
+    return join(this.system, 'render-memory');
+  }
   indexDir(prefix: string, catalogId: string): string {
     return join(this.user, 'index', `${prefix}-${catalogId}`);
   }
@@ -54,6 +58,12 @@ export const keys = {
     `assets/${catalogId}/v${version}/reports/${stamp}-${action}-${node}.json`,
   pageHtml: (catalogId: string, version: number, resourceId: string): string =>
     `assets/${catalogId}/v${version}/pages/${fanout(resourceId)}/${resourceId}.html`,
+  /**
+   * A document's original bytes, where an html page keeps its html: `<id>.original.pdf` (`.docx`, `.txt`, …), so a
+   * text document's bytes never meet its article text (`<id>.txt`).
+   */
+  pageOriginal: (catalogId: string, version: number, resourceId: string, extension: string): string =>
+    `assets/${catalogId}/v${version}/pages/${fanout(resourceId)}/${resourceId}.original${extension}`,
   pageText: (catalogId: string, version: number, resourceId: string): string =>
     `assets/${catalogId}/v${version}/pages/${fanout(resourceId)}/${resourceId}.txt`,
   image: (catalogId: string, version: number, imageId: string, ext: string): string =>

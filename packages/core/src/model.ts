@@ -103,6 +103,24 @@ export interface PublishWithheld {
   minPublishRatio?: number;
 }
 
+/** What a run did with its orphans and with the held pages it found gone (RunReport.orphans). */
+export interface OrphanReport {
+  /** The catalog's `orphans` setting. */
+  strategy: 'ignore' | 'delete' | 'process';
+  /** Pages held from an earlier session that this session did not reach (0 when the step did not run). */
+  found: number;
+  /** Orphans removed from every layer (`delete`). */
+  deleted: number;
+  /** Orphans queued again and fetched as revisits (`process`). */
+  processed: number;
+  /** Held pages that answered 404 or 410 when revisited, removed from every layer (any strategy). */
+  gone: number;
+  /** Urls refused as duplicates of a page this run removed, fetched again (the page moved). Absent when none. */
+  refetched?: number;
+  /** Why the orphans were left alone: the run stopped early, the site did not answer, too many to delete, … */
+  skipped?: string;
+}
+
 /** An output layer that holds fewer pages than the run saved. */
 export interface LayerGap {
   layer: 'index' | 'vector';
@@ -153,10 +171,29 @@ export interface RunReport {
   content?: { charsetFallbacks: number };
   /**
    * Pages the browser rendered (the `browser` and `adaptive` extractors): how many, and for which reason — the
-   * RenderingDetector's `empty-mount`, `noscript`, `mostly-scripts`, or `always`. Absent when none was rendered.
+   * RenderingDetector's `empty-mount`, `noscript`, `mostly-scripts`, `always` (the `browser` extractor), or
+   * `remembered` (the render memory's word). `memory`: what the adaptive extractor's render memory did this run
+   * (`detected` pages put to the detector, `toBrowser` rendered on the memory's word, `overHttp` kept on http on
+   * its word, `rechecked` remembered pages checked again, `staticAfterAll` renders that found nothing more). Absent
+   * when nothing was rendered and the memory did nothing (the `http` extractor).
    */
-  rendered?: { pages: number; reasons: Record<string, number> };
+  rendered?: {
+    pages: number;
+    reasons: Record<string, number>;
+    memory?: { detected: number; toBrowser: number; overHttp: number; rechecked: number; staticAfterAll: number };
+  };
+  /**
+   * What the crawl flow noticed besides the outcomes (seed 002): `documents:<parser>` documents saved by each parser,
+   * `canonical-outside` pages naming a canonical url outside the catalog (kept, the canonical recorded and not
+   * followed), `sitemap-hosts` hosts whose sitemaps were read, with the first example of each. Absent when nothing.
+   */
+  flow?: { noted: Record<string, number>; examples: Record<string, string> };
   outputs: Record<string, { written: number; failed: number; lastError?: string }>;
+  /**
+   * Orphans — pages the version held from an earlier session that this session did not reach — and held pages that
+   * answered 404/410 when revisited (docs/verbs.md#orphans). Absent when there was nothing to tell.
+   */
+  orphans?: OrphanReport;
   embedding?: { provider: string; model: string; dims: number; chunks: number; msPerPage: number };
   /** Wall milliseconds per pipeline stage, summed over the pages handled concurrently (fetch, extract, …). */
   stages?: Record<string, number>;

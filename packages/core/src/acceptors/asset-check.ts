@@ -25,12 +25,15 @@ export const documentExtensions: readonly string[] = Object.freeze([
   ...['pdf', 'doc', 'docx', 'xls', 'xlsx', 'ppt', 'pptx', 'odt', 'ods', 'odp', 'rtf', 'epub'],
 ]);
 
+/** The document extensions a shipped DocumentContentParser reads (content/documents): let through when documents are on. */
+export const readableDocumentExtensions: readonly string[] = Object.freeze(['pdf', 'docx']);
+
 export interface AssetCheckOptions {
   /** Extensions refused (without dot, any case). @default assetExtensions */
   extensions?: readonly string[];
   /**
-   * Whether documents (pdf, office, epub) may be fetched. Off by default: only txt, markdown and csv parsers ship,
-   * and those extensions are never refused here.
+   * Whether the documents a parser reads (pdf, docx) may be fetched; other office formats and epub are refused
+   * either way (no parser reads them). Text, Markdown and CSV are never refused here.
    * @default false
    */
   documents?: boolean;
@@ -46,7 +49,7 @@ export function pathExtension(pathname: string): string {
 /** Builds the asset check from options; `assetCheck` is this with ctx.assets. */
 export function createAssetCheck(options: AssetCheckOptions = {}): AcceptorFactory {
   const refused = new Set((options.extensions ?? assetExtensions).map((e) => e.replace(/^\./, '').toLowerCase()));
-  if (!options.documents) for (const e of documentExtensions) refused.add(e);
+  for (const e of documentExtensions) if (!options.documents || !readableDocumentExtensions.includes(e)) refused.add(e);
   return () => {
     const name = 'asset-check';
     return {
@@ -64,7 +67,11 @@ export function createAssetCheck(options: AssetCheckOptions = {}): AcceptorFacto
 /**
  * Refuses obvious non-page assets by path extension (styles, scripts, fonts, images, media, archives, and documents
  * when documents are off), configurable through ctx.assets. Refuses with REJECTED_ASSET. In a catalog of a folder
- * (a `file:` url) documents are on unless ctx.assets says otherwise: its documents are what it is made for.
+ * (a `file:` url) documents are on unless ctx.assets says otherwise: its documents are what it is made for; in
+ * any other, as the catalog's `documents` says (on by default).
  */
 export const assetCheck: AcceptorFactory = (ctx) =>
-  createAssetCheck({ ...ctx.assets, documents: ctx.assets?.documents ?? isFileUrl(ctx.catalog.url) })(ctx);
+  createAssetCheck({
+    ...ctx.assets,
+    documents: ctx.assets?.documents ?? (isFileUrl(ctx.catalog.url) || ctx.catalog.settings.documents),
+  })(ctx);

@@ -9,6 +9,8 @@ export interface SitemapEntry {
   /** The normalised `<loc>`. */
   loc: string;
   lastmod?: string;
+  /** `always`, `hourly`, `daily`, `weekly`, `monthly`, `yearly` or `never` (a page's, not an index's). */
+  changefreq?: string;
 }
 
 export interface ParsedSitemap {
@@ -53,7 +55,7 @@ function parseTextSitemap(text: string, maxUrls: number): ParsedSitemap {
 
 /**
  * Parses a sitemap (`<urlset>`), a sitemap index (`<sitemapindex>`) or a plain-text sitemap (one url a line) with
- * htmlparser2 in XML mode, without building a DOM. Only `<loc>` and `<lastmod>` directly inside `<url>` /
+ * htmlparser2 in XML mode, without building a DOM. Only `<loc>`, `<lastmod>` and `<changefreq>` directly inside `<url>` /
  * `<sitemap>` count (so `<image:loc>` is not a page); namespace prefixes are ignored; invalid urls are skipped; an
  * entry the file ends inside (a cut-off download) is dropped and `truncated` set.
  */
@@ -66,8 +68,8 @@ export function parseSitemap(text: string, options: ParseSitemapOptions = {}): P
   const entries: SitemapEntry[] = [];
   let truncated = false;
   const stack: string[] = [];
-  let entry: { loc: string; lastmod: string } | undefined;
-  let field: 'loc' | 'lastmod' | undefined;
+  let entry: { loc: string; lastmod: string; changefreq: string } | undefined;
+  let field: 'loc' | 'lastmod' | 'changefreq' | undefined;
   const parser = new Parser(
     {
       onopentag(name) {
@@ -76,11 +78,11 @@ export function parseSitemap(text: string, options: ParseSitemapOptions = {}): P
         stack.push(n);
         if (stack.length === 1 && (n === 'urlset' || n === 'sitemapindex')) kind = n;
         else if ((n === 'url' || n === 'sitemap') && stack.length === 2 && kind !== 'unknown') {
-          entry = { loc: '', lastmod: '' };
+          entry = { loc: '', lastmod: '', changefreq: '' };
         } else if (
           entry !== undefined &&
           (parent === 'url' || parent === 'sitemap') &&
-          (n === 'loc' || n === 'lastmod')
+          (n === 'loc' || n === 'lastmod' || n === 'changefreq')
         ) {
           field = n;
         }
@@ -91,7 +93,7 @@ export function parseSitemap(text: string, options: ParseSitemapOptions = {}): P
       onclosetag(name, isImplied) {
         const n = localName(name);
         stack.pop();
-        if (n === 'loc' || n === 'lastmod') field = undefined;
+        if (n === 'loc' || n === 'lastmod' || n === 'changefreq') field = undefined;
         // An entry closed only because the file ended (a cut-off download) is dropped: its <loc> may be cut too.
         if ((n === 'url' || n === 'sitemap') && entry !== undefined && stack.length === 1 && isImplied) {
           entry = undefined;
@@ -102,7 +104,12 @@ export function parseSitemap(text: string, options: ParseSitemapOptions = {}): P
             if (entries.length >= maxUrls) truncated = true;
             else {
               const lastmod = entry.lastmod.trim();
-              entries.push(lastmod === '' ? { loc } : { loc, lastmod });
+              const changefreq = entry.changefreq.trim().toLowerCase();
+              entries.push({
+                loc,
+                ...(lastmod === '' ? {} : { lastmod }),
+                ...(changefreq === '' ? {} : { changefreq }),
+              });
             }
           }
           entry = undefined;

@@ -1,3 +1,4 @@
+import { CrawlEvents } from '../engine/flow/crawl-events.js';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Settings } from '../config.js';
@@ -5,6 +6,8 @@ import { LevelUrlFilter } from '../dedup/level-url-filter.js';
 import type { ContentDedupFilter, ExistingUrlPathFilter } from '../dedup/url-filter.js';
 import { createEmbeddingClient } from '../embeddings/create-embedding-client.js';
 import type { EmbeddingClient } from '../embeddings/embedding-client.js';
+import { FileRenderMemory } from '../fetch/file-render-memory.js';
+import type { RenderMemory } from '../fetch/render-memory.js';
 import { PublishedCatalogs } from '../index/catalog-registry.js';
 import type { SearchIndex } from '../index/search-index.js';
 import { SqliteFtsIndex } from '../index/sqlite-fts-index.js';
@@ -37,11 +40,14 @@ export class ComponentFactory implements NodeContext {
   readonly published: PublishedCatalogs;
   readonly runs: RunRegistry;
   readonly writer: AdminWriter;
+  /** The crawl events of every run of this node (`gf.on`). */
+  readonly events: CrawlEvents;
   #db: Promise<RecordDatabase> | undefined;
   #index: SearchIndex | undefined;
   #embedding: Promise<EmbeddingClient> | undefined;
   #vectorFamily: VectorStoreFamily | undefined;
   #urlFilter: Promise<ExistingUrlPathFilter> | undefined;
+  #renderMemory: RenderMemory | undefined;
   readonly #contentDedup = new Map<string, Promise<ContentDedupFilter>>();
 
   constructor(settings: Readonly<Settings>, log: Logger, components: GreenfingerComponents = {}) {
@@ -54,6 +60,8 @@ export class ComponentFactory implements NodeContext {
     this.runs = components.runRegistry?.(this) ?? new LocalRunRegistry(this.layout.system);
     const ctx = { ...this.#node(), database: () => this.database() };
     this.writer = components.adminWriter?.(ctx) ?? new LocalAdminWriter(this);
+    this.events = new CrawlEvents(log);
+    for (const { event, listener } of components.listeners ?? []) this.events.on(event, listener);
   }
 
   /**
@@ -156,6 +164,14 @@ export class ComponentFactory implements NodeContext {
     return this.#urlFilter;
   }
 
+  /** The render memory of the adaptive extractor, shared by every run of the node: system/render-memory by default. */
+  renderMemory(): RenderMemory {
+    this.#renderMemory ??= this.components.renderMemory
+      ? resolvePart(this.components.renderMemory, this.#node())
+      : new FileRenderMemory(this.layout.renderMemoryDir, { log: this.log.child({ component: 'render-memory' }) });
+    return this.#renderMemory;
+  }
+
   /** The ContentDedupFilter a catalog names (empty: GF_CONTENT_DEDUP), opened once per name. */
   contentDedup(name: string): Promise<ContentDedupFilter> {
     const key = this.components.contentDedup ? '(component)' : name || this.settings.contentDedup;
@@ -186,6 +202,7 @@ export class ComponentFactory implements NodeContext {
 
   async close(): Promise<void> {
     await this.releaseDedup();
+    if (this.#renderMemory) await this.#renderMemory.close();
     if (this.#vectorFamily) await this.#vectorFamily.close();
     if (this.#embedding) await (await this.#embedding).close();
     if (this.#index) await this.#index.close();

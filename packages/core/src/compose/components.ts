@@ -1,3 +1,5 @@
+import type { DocumentConsumer } from '../engine/flow/consumers.js';
+import type { CrawlEventFilter, CrawlListener } from '../engine/flow/crawl-events.js';
 import type { Logger } from 'pino';
 import type { AcceptorContext, Candidate, UrlPathAcceptor, Verdict } from '../acceptors/acceptor.js';
 import type { Settings } from '../config.js';
@@ -7,6 +9,7 @@ import type { EmbeddingClient } from '../embeddings/embedding-client.js';
 import type { CrawlCoordinator } from '../engine/crawl-coordinator.js';
 import type { Politeness } from '../engine/crawl-engine.js';
 import type { Extractor } from '../fetch/extractor.js';
+import type { RenderMemory } from '../fetch/render-memory.js';
 import type { CrawlFrontier } from '../frontier/frontier.js';
 import type { SearchIndex } from '../index/search-index.js';
 import type { DataLayout } from '../layout.js';
@@ -77,8 +80,16 @@ export interface GreenfingerComponents {
   frontier?: (ctx: RunContext) => CrawlFrontier | Promise<CrawlFrontier>;
   /** Extractor (the fetcher) for every catalog; `ctx.createDefault()` builds the one it replaces, to wrap it. */
   fetcher?: (ctx: FetcherContext & RunContext) => Extractor;
-  /** Per-host politeness of one run. Default: HostPoliteness with the catalog's concurrency and interval. */
+  /**
+   * Per-host politeness of one run. Default: HostPoliteness with the catalog's concurrency and interval. A
+   * replacement that also has `pace(host, signal)` (see `Pacer`) spaces a rendered page's own requests too.
+   */
   politeness?: (ctx: RunContext) => Politeness;
+  /**
+   * RenderMemory: what the adaptive extractor learned per host and url pattern, across runs (shared through Redis in
+   * a cluster). Default: one JSON file per host under system/render-memory. Closed with the node.
+   */
+  renderMemory?: Part<RenderMemory, NodeContext>;
   /** ContentExtractor for every catalog, run on the calling thread (the named built-ins run on worker threads). */
   contentExtractor?: ContentExtractor;
   /** The whole UrlPathAcceptor chain of one run (instead of the catalog's named acceptors). */
@@ -87,6 +98,13 @@ export interface GreenfingerComponents {
   outputChannels?: (ctx: RunContext) => OutputChannel[];
   /** CrawlCoordinator (next hops, and the completion check). Default: the local frontier. */
   coordinator?: (frontier: CrawlFrontier, ctx: RunContext) => CrawlCoordinator;
+  /**
+   * Listeners of the crawl's events (seed 002): every url's outcome (`REJECTED_NONCANONICAL`, `SAVED`, …),
+   * `DOCUMENT_PREIMPORTED` and `DOCUMENT_POSTIMPORTED`, or `*` for all; more can be added with `gf.on(…)`.
+   */
+  listeners?: ReadonlyArray<{ readonly event: CrawlEventFilter; readonly listener: CrawlListener }>;
+  /** Pre- and post-import consumers (seed 002): code that sees every document before it is read and before it is written. */
+  consumers?: readonly DocumentConsumer[];
   /** The single writer of administrative writes. Default: a plain method call on this node. */
   adminWriter?: (ctx: NodeContext & { database(): Promise<RecordDatabase> }) => AdminWriter;
   /** What runs now, pause, stop, live counters. Default: this process plus run locks under system/locks. */

@@ -10,10 +10,11 @@ import { ExtractPool } from '../content/extract-pool.js';
 import { type CrawlCoordinator, LocalCrawlCoordinator } from '../engine/crawl-coordinator.js';
 import type { CrawlEngineDeps, Politeness } from '../engine/crawl-engine.js';
 import { InflightStore } from '../engine/inflight-store.js';
+import { hasRenderStats, type RenderMemoryStats } from '../fetch/adaptive-extractor.js';
 import { decodeBody } from '../fetch/charset.js';
 import type { Extractor } from '../fetch/extractor.js';
 import { FileExtractor } from '../fetch/file-extractor.js';
-import { HostPoliteness } from '../fetch/politeness.js';
+import { HostPoliteness, type Pacer } from '../fetch/politeness.js';
 import { timedExtractor } from '../fetch/timed-extractor.js';
 import { withRetry } from '../fetch/with-retry.js';
 import type { CrawlFrontier } from '../frontier/frontier.js';
@@ -26,6 +27,7 @@ import { IndexOutputChannel } from '../outputs/index-output-channel.js';
 import type { OutputChannel } from '../outputs/output-channel.js';
 import { VectorOutputChannel } from '../outputs/vector-output-channel.js';
 import { fetchTimings } from '../services/fetch-timings.js';
+import { PageRemoval } from '../services/page-removal.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { filePathOf, isFileUrl } from '../url/file-url.js';
 import { normalizeUrl } from '../url/normalize.js';
@@ -34,6 +36,7 @@ import type { VectorStore } from '../vector/vector-store.js';
 import type { ComponentFactory } from './component-factory.js';
 import type { AcceptorCheck, RunContext } from './components.js';
 import { extractorRegistry, fetcherRegistry } from './registries.js';
+import { assembleDocuments } from './document-assembly.js';
 import { describeFailure, SiteWatch, StorageWatch } from './run-watch.js';
 
 /** The fetchers of one run: pages without following redirects, pictures and robots.txt/sitemaps following them. */
@@ -44,6 +47,8 @@ export interface RunFetchers {
   image: Extractor;
   /** robots.txt and sitemaps follow redirects (an http → https move must not read as "no robots.txt"). */
   text: (url: string) => Promise<{ status: number; text: string }>;
+  /** What the render memory did this run (the adaptive extractor); undefined for another extractor. */
+  renderStats(): RenderMemoryStats | undefined;
   close(): Promise<void>;
 }
 
@@ -52,7 +57,7 @@ export interface RunFetchers {
  * A catalog of a folder (a `file:` url) reads files: a FileExtractor bounded by the catalog's folder, whatever
  * fetcher and extractor it names (there is nothing to render).
  */
-export function assembleFetchers(f: ComponentFactory, ctx: RunContext, site?: SiteWatch): RunFetchers {
+export function assembleFetchers(f: ComponentFactory, ctx: RunContext, site?: SiteWatch, pacer?: Pacer): RunFetchers {
   const s = ctx.catalog.settings;
   const files = isFileUrl(ctx.catalog.url);
   const connectionsPerOrigin = Math.max(s.hostConcurrency, 2);
@@ -67,7 +72,7 @@ export function assembleFetchers(f: ComponentFactory, ctx: RunContext, site?: Si
   const own = f.components.fetcher?.({ ...ctx, connectionsPerOrigin, createDefault }) ?? createDefault();
   const base = site ? site.extractor(own) : own;
   // Pages through the catalog's extractor (http, browser, adaptive), which owns the fetcher: its close closes both.
-  const pages = files ? base : extractorRegistry.get(s.extractor)({ ...ctx, http: base });
+  const pages = files ? base : extractorRegistry.get(s.extractor)({ ...ctx, http: base, renderMemory: () => f.renderMemory(), pacer });
   // Every page request (each retry too) is timed into the node's fetch-latency histogram (MetricsService).
   const timings = fetchTimings(f);
   const page = timedExtractor(noRedirects(pages), (seconds) => timings.observe(ctx.catalog.name, seconds));
@@ -78,6 +83,7 @@ export function assembleFetchers(f: ComponentFactory, ctx: RunContext, site?: Si
       const r = await base.fetch(url);
       return { status: r.status, text: r.text ?? r.body.toString('utf8') };
     },
+    renderStats: () => (hasRenderStats(pages) ? pages.renderStats() : undefined),
     close: () => pages.close(),
   };
 }
@@ -158,6 +164,10 @@ export interface CrawlParts {
   site: SiteWatch;
   /** The first write a store refused; the run stops at once when one does. */
   storage: StorageWatch;
+  /** Removes the pages the site no longer has (gone when revisited, orphans deleted), and counts them. */
+  removal: PageRemoval;
+  /** What the render memory did this run (the adaptive extractor); undefined for another extractor. */
+  renderStats(): RenderMemoryStats | undefined;
 }
 
 export interface CrawlAssemblyRequest {
@@ -189,7 +199,10 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
   const storage = new StorageWatch();
   // One object the acceptors read at each check, so a running job's depth limit can change (JobService).
   const limits: RunLimits = { depth: s.depth };
-  const fetchers = assembleFetchers(f, ctx, site);
+  // A rendered page's own requests are spaced by the run's politeness, built below (it reads robots.txt first).
+  let politeness: (Politeness & Partial<Pacer>) | undefined;
+  const pacer: Pacer = { pace: async (host, signal) => politeness?.pace?.(host, signal) };
+  const fetchers = assembleFetchers(f, ctx, site, pacer);
   const robotsFetch = async (url: string) => {
     try {
       const r = await fetchers.text(url);
@@ -212,7 +225,10 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
     f.log,
   );
   const deleted = new Set(await db.ledger.deletedUrlHashes(catalog.id, version));
+  const documents = assembleDocuments(f, catalog);
+  politeness = assemblePoliteness(f, ctx, robots);
   const inflight = new InflightStore(join(f.layout.system, 'inflight', catalog.id, `v${version}`));
+  const removal = new PageRemoval({ factory: f, catalog, version, urlFilter, contentDedup });
   const deps: CrawlEngineDeps = {
     catalog,
     version,
@@ -230,7 +246,7 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
     seeds: [catalog.startUrl, ...s.seedUrls],
     pageFetcher: fetchers.page,
     imageFetcher: fetchers.image,
-    politeness: assemblePoliteness(f, ctx, robots),
+    politeness,
     extract: assembleExtract(f, catalog, pool),
     normalize: files ? (raw, base) => normalizeUrl(raw, base, { file: true }) : (raw, base) => normalizeUrl(raw, base),
     outputs,
@@ -240,18 +256,20 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
     inflight,
     robots,
     // A folder has no sitemap.
-    sitemapUrls: files
+    sitemaps: files
       ? undefined
-      : async () =>
-          (
-            await discoverSitemapUrls({ siteUrl: catalog.startUrl, fetch: fetchers.text, robots, logger: f.log })
-          ).urls.map((e) => e.loc),
+      : async (siteUrl) => (await discoverSitemapUrls({ siteUrl, fetch: fetchers.text, robots, logger: f.log })).urls,
     log: f.log,
+    ...documents.deps,
+    events: f.events,
+    consumers: f.components.consumers,
     known: action === 'merge' ? 'revisit' : 'follow-stored',
     resume: action === 'resume',
     onReplace: vectors
       ? async (previous) => void (await vectors.deleteResource(previous.catalogId, previous.version, previous.id))
       : undefined,
+    // A held page that answers 404/410 when revisited leaves every layer, as an orphan deleted at the session's end.
+    onGone: (previous) => removal.remove(previous, 'gone'),
   };
   return {
     frontier,
@@ -263,6 +281,8 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
     embedding,
     site,
     storage,
+    removal,
+    renderStats: () => fetchers.renderStats(),
     closeWork: async (drained) => {
       await fetchers.close();
       await inflight.close(drained);
@@ -272,6 +292,7 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
       if (indexWriter && indexWriter !== f.index()) await indexWriter.close().catch(() => undefined);
       if (fileBlobs !== f.blobs) await fileBlobs.close().catch(() => undefined);
       await pool.close();
+      await documents.close();
     },
   };
 }
@@ -319,8 +340,15 @@ export function vectorOutput(
   });
 }
 
-/** Per-host politeness of a run; robots.txt's Crawl-delay lengthens the interval of its host. */
-export function assemblePoliteness(f: ComponentFactory, ctx: RunContext, robots?: RobotsProvider): Politeness {
+/**
+ * Per-host politeness of a run; robots.txt's Crawl-delay lengthens the interval of its host. The default also
+ * paces a rendered page's own requests (`pace`) by the same interval, inside the slot the page holds.
+ */
+export function assemblePoliteness(
+  f: ComponentFactory,
+  ctx: RunContext,
+  robots?: RobotsProvider,
+): Politeness & Partial<Pacer> {
   const own = f.components.politeness?.(ctx);
   if (own) return own;
   const s = ctx.catalog.settings;
@@ -336,6 +364,8 @@ export function assemblePoliteness(f: ComponentFactory, ctx: RunContext, robots?
       }
       return politeness.acquire(host);
     },
+    // The page's acquire above already read its host's Crawl-delay.
+    pace: (host, signal) => politeness.pace(host, signal),
   };
 }
 

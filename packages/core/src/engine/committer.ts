@@ -7,7 +7,7 @@ import type { Counters } from './counters.js';
 import type { CrawlEngineDeps } from './engine-deps.js';
 import { ledgerRows } from './ledger-rows.js';
 import type { JournalChanges, OwedWrites } from './owed-writes.js';
-import type { Offer, QueuePipeline } from './queue-pipeline.js';
+import type { Offer, QueuePipeline, Refusal } from './queue-pipeline.js';
 import type { StageClock } from './stage-clock.js';
 
 /** Everything a handled url changes, committed together so a crash keeps all of it or none. */
@@ -28,7 +28,10 @@ export interface Completion {
   newImages?: number;
 }
 
-type CommitterDeps = Pick<CrawlEngineDeps, 'catalog' | 'version' | 'records' | 'coordinator' | 'urlFilter' | 'ledger'>;
+type CommitterDeps = Pick<
+  CrawlEngineDeps,
+  'catalog' | 'version' | 'records' | 'coordinator' | 'urlFilter' | 'ledger' | 'events'
+>;
 
 const COMMIT_BATCH = 64;
 const COMMIT_INTERVAL_MS = 200;
@@ -180,8 +183,28 @@ export class Committer {
         },
       }),
     );
+    if (d.events?.listened) emitOutcomes(d, batch, refused);
     const hashes = batch.flatMap((c) => (c.hash && c.lease ? [c.hash] : []));
     if (hashes.length > 0) await writeTo('urlFilter', () => d.urlFilter.markAll(d.catalog.id, d.version, hashes));
+  }
+}
+
+/** Every url's outcome, once it is committed: the events a listener hears (seed 002, "Rejection outcomes"). */
+function emitOutcomes(d: CommitterDeps, batch: readonly Completion[], refused: readonly Refusal[]): void {
+  const where = { catalogId: d.catalog.id, catalog: d.catalog.name, version: d.version };
+  for (const r of refused) {
+    d.events?.emit({ name: r.outcome, ...where, url: r.url, detail: r.acceptor, why: r.reason, referrer: r.referrer });
+  }
+  for (const c of batch) {
+    if (!c.outcome || !c.lease) continue;
+    d.events?.emit({
+      name: c.outcome,
+      ...where,
+      url: c.lease.url,
+      detail: c.detail,
+      why: c.why,
+      referrer: c.lease.referrer,
+    });
   }
 }
 

@@ -40,6 +40,8 @@ const BUCKET: Record<
   REJECTED_BAD_IMAGE: 'failures',
   REJECTED_UNMODIFIED: 'unmodified',
   REJECTED_ABANDONED: 'abandoned',
+  // Never a url of the run's frontier (an orphan is removed at the session's end): counted in report.orphans.
+  REJECTED_ORPHAN: 'filtered',
 };
 
 export interface CounterSnapshot {
@@ -71,6 +73,12 @@ export interface CounterSnapshot {
   charsetFallbacks: number;
   /** Pages the browser rendered, by the reason each was rendered for (`empty-mount`, `noscript`, `mostly-scripts`, `always`). */
   rendered: Record<string, number>;
+  /**
+   * What the flow noticed besides outcomes, by key: `documents:<parser>` (documents saved), `canonical-outside` (a
+   * page naming a canonical url outside the catalog: recorded, not followed, the page kept), … with a first example.
+   */
+  noted: Record<string, number>;
+  notedExamples: Record<string, string>;
   elapsedMs: number;
 }
 
@@ -115,6 +123,8 @@ export class Counters implements PictureTally {
   readonly pictures = { rejected: {} as Record<string, number>, examples: {} as Record<string, string> };
   charsetFallbacks = 0;
   readonly rendered: Record<string, number> = {};
+  readonly noted: Record<string, number> = {};
+  readonly notedExamples: Record<string, string> = {};
   readonly #start: number;
 
   constructor(start = Date.now(), base?: Partial<CounterSnapshot>) {
@@ -159,6 +169,12 @@ export class Counters implements PictureTally {
     this.rendered[reason] = (this.rendered[reason] ?? 0) + 1;
   }
 
+  /** Something the flow noticed (see CounterSnapshot.noted). */
+  note(key: string, example?: string): void {
+    this.noted[key] = (this.noted[key] ?? 0) + 1;
+    if (example !== undefined && this.notedExamples[key] === undefined) this.notedExamples[key] = example.slice(0, 500);
+  }
+
   /**
    * The run ended before this url could be handled (a limit was reached while it was in flight). It is not
    * handled: its lease stays on the frontier and it counts as outstanding.
@@ -181,6 +197,8 @@ export class Counters implements PictureTally {
     Object.assign(this.pictures.examples, base.pictures?.examples ?? {});
     this.charsetFallbacks = base.charsetFallbacks ?? 0;
     Object.assign(this.rendered, base.rendered ?? {});
+    Object.assign(this.noted, base.noted ?? {});
+    Object.assign(this.notedExamples, base.notedExamples ?? {});
   }
 
   snapshot(): CounterSnapshot {
@@ -197,6 +215,8 @@ export class Counters implements PictureTally {
       pictures: { rejected: { ...this.pictures.rejected }, examples: { ...this.pictures.examples } },
       charsetFallbacks: this.charsetFallbacks,
       rendered: { ...this.rendered },
+      noted: { ...this.noted },
+      notedExamples: { ...this.notedExamples },
       elapsedMs: Date.now() - this.#start,
     };
   }

@@ -5,6 +5,7 @@ import type { ChannelStats } from '../outputs/composite-output-channel.js';
 import { Committer } from './committer.js';
 import { type CounterSnapshot, Counters } from './counters.js';
 import type { CrawlEngineDeps } from './engine-deps.js';
+import { SitemapResolver } from './flow/sitemap-resolver.js';
 import { OwedWrites } from './owed-writes.js';
 import { PageImages } from './page-images.js';
 import { handlePage, type PageLimit, type PipelineContext } from './page-pipeline.js';
@@ -36,6 +37,28 @@ export interface InFlightUrl {
   referrer: string | undefined;
   /** When its worker took it from the frontier (ISO). */
   since: string;
+}
+
+/** Rounds the session's end may add (CrawlEngineDeps.sessionEnd): orphans to process, then duplicates to fetch again. */
+export const SESSION_END_ROUNDS = 2;
+
+/** A url the session's end queues again (see {@link SessionEnd}). */
+export interface SessionEndEntry {
+  url: string;
+  depth: number;
+  referrer?: string | undefined;
+}
+
+/** What the session's end may do (CrawlEngineDeps.sessionEnd). */
+export interface SessionEnd {
+  /** 0 the first time; then once after each round that urls queued by the call before made. */
+  readonly round: number;
+  /** False on the last call: urls queued now would not be handled, so requeue and again queue nothing. */
+  readonly canQueue: boolean;
+  /** Offer urls (orphans) through the queue pipeline at their depth: acceptors judge them. How many were queued. */
+  requeue(entries: ReadonlyArray<SessionEndEntry>): Promise<number>;
+  /** Queue urls this session already handled once more (duplicates of a page it removed). How many were queued. */
+  again(entries: ReadonlyArray<SessionEndEntry>): Promise<number>;
 }
 
 /** Normal ends publish; an external stop, a run of failures or an error does not. */
@@ -72,6 +95,7 @@ export class CrawlEngine {
   readonly #log: Logger;
   readonly #clock = new StageClock();
   readonly #queue: QueuePipeline;
+  readonly #sitemaps: SitemapResolver;
   readonly #images: PageImages;
   readonly #owed: OwedWrites;
   readonly #committer: Committer;
@@ -97,7 +121,17 @@ export class CrawlEngine {
     this.#d = deps;
     this.#log = deps.log.child({ component: 'engine', catalogId: deps.catalog.id, version: deps.version });
     this.counters = new Counters(Date.now());
-    this.#queue = new QueuePipeline(deps);
+    this.#sitemaps = new SitemapResolver({
+      discover: deps.catalog.settings.sitemap ? deps.sitemaps : undefined,
+      offer: async (urls) => {
+        if (this.#stopReason) return;
+        const offer = await this.#queue.offer(urls, 1, undefined, 1);
+        this.#committer.add({ offer: { ...offer, fromSitemap: true } });
+        this.#committer.soon();
+      },
+      log: this.#log,
+    });
+    this.#queue = new QueuePipeline(deps, (url) => this.#sitemaps.contact(url));
     this.#images = new PageImages(deps, this.#log);
     this.#owed = new OwedWrites(() => this.#committer.soon());
     this.#committer = new Committer({
@@ -131,6 +165,7 @@ export class CrawlEngine {
       counters: this.counters,
       clock: this.#clock,
       queue: this.#queue,
+      sitemaps: this.#sitemaps,
       images: this.#images,
       owed: this.#owed,
       limit,
@@ -221,6 +256,8 @@ export class CrawlEngine {
     this.#recovered = await d.frontier.recover({ keepRun: d.resume === true });
     await this.#images.loadKnown();
     if (d.resume) await this.#resumeState();
+    // The interrupted run read the start host's sitemaps (resume continues its session).
+    if (d.resume) this.#sitemaps.readBefore(d.catalog.startUrl);
     await this.#owed.repair(d, this.#log);
     this.#reserved = this.counters.saved;
     if (!d.resume && (await d.frontier.size()) === 0) await this.#seed();
@@ -232,6 +269,7 @@ export class CrawlEngine {
     const workers = Array.from({ length: s.threads }, (_, i) => this.#worker(i));
     this.#markWorking();
     await Promise.all(workers);
+    await this.#sessionEnd();
     clearTimeout(durationTimer);
     await this.#committer.commit();
     await d.outputs.flush();
@@ -253,6 +291,84 @@ export class CrawlEngine {
     };
   }
 
+  /**
+   * The session reached its end — the frontier drained, nothing in flight, no stop asked, every write committed — and
+   * `sessionEnd` (the orphan step) is told. Urls it queues are handled by the workers in one more round, with the
+   * known-url policy `revisit`; it is told again after each round, at most {@link SESSION_END_ROUNDS} rounds, the
+   * last time with nothing left to queue. Never after an early stop.
+   */
+  async #sessionEnd(): Promise<void> {
+    const d = this.#d;
+    const end = d.sessionEnd;
+    if (!end) return;
+    for (let round = 0; round <= SESSION_END_ROUNDS; round++) {
+      await this.#committer.commit();
+      await d.outputs.flush();
+      await this.#committer.commit();
+      if (this.#stopReason || this.#fatal) return;
+      // Workers also end at their deadline: only an empty frontier is the session's end.
+      if ((await d.frontier.size()) + d.frontier.inFlight() > 0) return;
+      const canQueue = round < SESSION_END_ROUNDS;
+      let queued = 0;
+      try {
+        await end({
+          round,
+          canQueue,
+          requeue: async (entries) => {
+            const n = canQueue ? await this.#requeue(entries) : 0;
+            queued += n;
+            return n;
+          },
+          again: async (entries) => {
+            const n = canQueue ? await this.#again(entries) : 0;
+            queued += n;
+            return n;
+          },
+        });
+      } catch (err) {
+        this.#fatal ??= err;
+        this.#log.error({ err }, 'the session end failed; stopping');
+        this.stop('error');
+        return;
+      }
+      if (queued === 0) return;
+      this.#log.info({ round, queued }, 'the session end queued urls; handling them');
+      d.known = 'revisit';
+      await Promise.all(Array.from({ length: d.catalog.settings.threads }, (_, i) => this.#worker(i)));
+    }
+  }
+
+  /** Urls through the queue pipeline at their own depth (acceptors, trap budget), committed; how many were queued. */
+  async #requeue(entries: ReadonlyArray<SessionEndEntry>): Promise<number> {
+    const before = await this.#d.frontier.size();
+    const byDepth = new Map<number, string[]>();
+    for (const e of entries) byDepth.set(e.depth, [...(byDepth.get(e.depth) ?? []), e.url]);
+    for (const [depth, urls] of byDepth) {
+      this.#committer.add({ offer: await this.#queue.offer(urls, depth, undefined, 0, true) });
+    }
+    await this.#committer.commit();
+    return (await this.#d.frontier.size()) - before;
+  }
+
+  /**
+   * Urls this session already handled, queued once more as they are: their "handled during this run" mark is
+   * reopened on the frontier, and they are put with the counters that count them dispatched.
+   */
+  async #again(entries: ReadonlyArray<SessionEndEntry>): Promise<number> {
+    const d = this.#d;
+    await d.frontier.reopen(entries.map((e) => e.url));
+    const puts = entries.map((e) => ({ url: e.url, depth: e.depth, referrer: e.referrer }));
+    const enqueued = await d.frontier.commit({
+      puts,
+      acks: [],
+      checkpoint: (done) => {
+        for (const e of done) if (e) this.counters.dispatched++;
+        return JSON.stringify(this.counters.snapshot());
+      },
+    });
+    return enqueued.filter(Boolean).length;
+  }
+
   /** A resumed run continues its counters and re-marks the urls it handled (the mark may not have landed). */
   async #resumeState(): Promise<void> {
     const d = this.#d;
@@ -269,18 +385,11 @@ export class CrawlEngine {
     const d = this.#d;
     const seeds = d.seeds ?? [d.catalog.startUrl];
     const offer = await this.#queue.offer(seeds, 0, undefined, -1);
-    if (d.catalog.settings.sitemap && d.sitemapUrls) {
-      try {
-        const urls = await d.sitemapUrls();
-        if (urls.length > 0) this.#log.info({ urls: urls.length }, 'sitemap urls offered');
-        const more = await this.#queue.offer(urls, 1, undefined, 1);
-        offer.accepted.push(...more.accepted);
-        offer.refused.push(...more.refused);
-      } catch (err) {
-        this.#log.warn({ err }, 'sitemap could not be read; crawling from the start url only');
-      }
-    }
+    // The start url's host is read before any worker polls (an incremental run's recrawl hints come from it).
+    const urls = await this.#sitemaps.resolve(d.catalog.startUrl);
+    const more = await this.#queue.offer(urls, 1, undefined, 1);
     this.#committer.add({ offer });
+    this.#committer.add({ offer: { ...more, fromSitemap: true } });
     await this.#committer.commit();
   }
 
@@ -312,7 +421,9 @@ export class CrawlEngine {
       }
       const entry = await d.frontier.poll();
       if (!entry) {
-        if (committer.pending === 0 && (await d.coordinator.isFinished({ active: this.#active }))) {
+        // A host's sitemap being read may still offer urls.
+        const reading = this.#sitemaps.pending > 0;
+        if (!reading && committer.pending === 0 && (await d.coordinator.isFinished({ active: this.#active }))) {
           await committer.settled;
           if ((await d.frontier.size()) === 0 && this.#active === 0 && committer.pending === 0) {
             this.#notify();

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Candidate, RobotsProvider, RunLimits, Verdict } from '../acceptors/acceptor.js';
+import type { SitemapEntry } from '../acceptors/sitemap.js';
 import type { Settings } from '../config.js';
 import type { ExtractedContent } from '../content/content-extractor.js';
 import type { ContentDedupFilter, ExistingUrlPathFilter } from '../dedup/url-filter.js';
@@ -10,7 +11,21 @@ import type { CompositeOutputChannel } from '../outputs/composite-output-channel
 import type { BlobStore } from '../storage/blob-store.js';
 import type { ResourceRecordStore, UrlLedgerStore } from '../storage/record-store.js';
 import type { CrawlCoordinator } from './crawl-coordinator.js';
+import type { SessionEnd } from './crawl-engine.js';
+import type { DocumentConsumer } from './flow/consumers.js';
+import type { CrawlEvents } from './flow/crawl-events.js';
 import type { InflightStore } from './inflight-store.js';
+
+/** Which document parser reads an answer, and the extension its original bytes are kept under (`.pdf`). */
+export interface DocumentKind {
+  parser: string;
+  extension: string;
+}
+
+/** A document read by its parser: the content a page's extraction would give, and what it says about itself. */
+export interface ImportedContent extends ExtractedContent {
+  metadata: Record<string, string>;
+}
 
 /** Per-host politeness: a slot to one host, released when the request is done. */
 export interface Politeness {
@@ -53,8 +68,24 @@ export interface CrawlEngineDeps {
   blobs: BlobStore;
   inflight: InflightStore;
   robots?: RobotsProvider | undefined;
-  /** Urls a sitemap lists for the start url (already fetched and parsed). */
-  sitemapUrls?: (() => Promise<string[]>) | undefined;
+  /**
+   * The sitemaps of the site a url belongs to (robots.txt `Sitemap:` lines, else /sitemap.xml; indexes followed),
+   * read on first contact with each host when the catalog's `sitemap` is on. Without it no sitemap is read.
+   */
+  sitemaps?: ((siteUrl: string) => Promise<SitemapEntry[]>) | undefined;
+  /**
+   * Documents (PDF, Word, text): which parser reads an answer, and the extension its original bytes are kept under;
+   * undefined = not a document. Absent when documents are off (catalog `documents`, GF_DOCUMENTS).
+   */
+  documentKind?: ((contentType: string, url: string) => DocumentKind | undefined) | undefined;
+  /** Read a document (the importer): on a worker, under the size and time caps; throws DocumentError. */
+  parseDocument?: ((bytes: Buffer, url: string, contentType: string) => Promise<ImportedContent>) | undefined;
+  /** The body cap of a document (bytes). */
+  documentMaxBytes?: number | undefined;
+  /** The node's crawl events: every outcome, DOCUMENT_PREIMPORTED and DOCUMENT_POSTIMPORTED. */
+  events?: CrawlEvents | undefined;
+  /** Pre- and post-import consumers, in order. */
+  consumers?: readonly DocumentConsumer[] | undefined;
   log: Logger;
   /** Start urls to seed; by default the catalog's start url. Skipped when the frontier holds entries. */
   seeds?: string[] | undefined;
@@ -66,4 +97,14 @@ export interface CrawlEngineDeps {
   resume?: boolean | undefined;
   /** Told of every page rewritten in place (merge), before its new version is written. */
   onReplace?: ((resource: ResourceRow) => Promise<void>) | undefined;
+  /**
+   * Told of every page the version holds that answered 404 or 410 when revisited (merge, orphans `process`), before
+   * its REJECTED_NOTFOUND is committed: the composition point removes it from every layer (services/page-removal.ts).
+   */
+  onGone?: ((resource: ResourceRow) => Promise<void>) | undefined;
+  /**
+   * The session's end (services/orphans.ts): told when the frontier drained with nothing in flight and no stop asked
+   * — never after an early stop. It may queue urls again, which this run then handles (see SessionEnd).
+   */
+  sessionEnd?: ((end: SessionEnd) => Promise<void>) | undefined;
 }

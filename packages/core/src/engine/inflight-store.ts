@@ -104,6 +104,11 @@ export class InflightStore {
     return new Promise<void>((resolve) => this.#queue.push({ buffers: [], resolve, reject: () => resolve() }));
   }
 
+  /** Whether an interrupted run recorded an answer for this url. */
+  has(hash: string): boolean {
+    return this.#earlier?.has(hash) === true;
+  }
+
   /** The answer an interrupted run recorded for this url, without `text` (the caller decodes the body again). */
   async load(hash: string): Promise<Omit<FetchResult, 'text'> | undefined> {
     const rec = this.#earlier?.get(hash);

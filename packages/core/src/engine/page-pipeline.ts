@@ -12,13 +12,23 @@ import type { PageImage } from '../outputs/output-channel.js';
 import { isFolderUrl } from '../url/file-url.js';
 import type { Completion } from './committer.js';
 import type { Counters } from './counters.js';
-import type { CrawlEngineDeps } from './engine-deps.js';
+import type { CrawlEngineDeps, DocumentKind } from './engine-deps.js';
+import type { RobotsDirectives } from './flow/robots-directives.js';
+import type { SitemapResolver } from './flow/sitemap-resolver.js';
 import type { OwedWrites } from './owed-writes.js';
 import type { PageImages } from './page-images.js';
 import { politeFetch } from './polite-fetch.js';
 import type { Offer, QueuePipeline } from './queue-pipeline.js';
 import type { StageClock } from './stage-clock.js';
+import { canonicalInPage } from './stages/canonical.js';
 import { childPaths } from './stages/child-paths.js';
+import { postImportConsumers, preImportConsumers } from './stages/consumers.js';
+import { documentFilters } from './stages/document-filters.js';
+import { importDocument, postImportLinks } from './stages/documents.js';
+import { headPass } from './stages/head-pass.js';
+import { metadataStages } from './stages/metadata.js';
+import { recrawlableResolver } from './stages/recrawl.js';
+import { robotsDirectives } from './stages/robots.js';
 
 /** A stage ended the url: its outcome, the detail of its report key (`OUTCOME:detail`) and why (its example). */
 export interface Done {
@@ -55,6 +65,8 @@ export interface PipelineContext {
   readonly counters: Counters;
   readonly clock: StageClock;
   readonly queue: QueuePipeline;
+  /** Sitemap resolution per host, and what the sitemaps say of each url (the recrawlable resolver reads it). */
+  readonly sitemaps: SitemapResolver;
   readonly images: PageImages;
   readonly owed: OwedWrites;
   readonly limit: PageLimit;
@@ -77,6 +89,20 @@ export class PageInProgress {
   /** Its deferred layer writes are owed (forgotten if it fails). */
   owesWrites = false;
   images: PageImage[] = [];
+  /** The answer of the metadata pass (HEAD), when the catalog's `headPass` is on and the site answered it. */
+  head: FetchResult | undefined;
+  /** The metadata stages (filters, canonical Link header, checksum) ran: on the HEAD, or else on the GET. */
+  metadataJudged = false;
+  /** Not an html page: a document, read by this parser (set by the markup check). */
+  document: DocumentKind | undefined;
+  /** The page's robots directives: `X-Robots-Tag` and `<meta name=robots>` together. */
+  robots: RobotsDirectives = { noindex: false, nofollow: false };
+  /** The document filters ran (on an html page's content, or on a document once imported). */
+  contentJudged = false;
+  /** A document's own metadata (author, pages, …), once imported. */
+  metadata: Record<string, string> = {};
+  /** The resource row, built before the post-import consumers see it. */
+  resource: ResourceRow | undefined;
   #result: FetchResult | undefined;
   #content: ExtractedContent | undefined;
 
@@ -118,7 +144,21 @@ export type Stage = (page: PageInProgress, ctx: PipelineContext) => Promise<Stag
 
 // ── The stages, in the order of "the life of one page" (seed 000) and the document pipeline (seed 002) ──────────
 
-/** ExistingUrlPathFilter: a url this version already holds is not fetched again; its stored links are followed. */
+/**
+ * Known urls that hold no page but lead on: a redirect (to its target), a noncanonical copy (to its canonical url), a
+ * noindex page (to its links). They are fetched again, since nothing stored says where they lead, and what they lead
+ * to must be reached by this session too (or it would be an orphan of it).
+ */
+const LEADS_ON: ReadonlySet<string> = new Set([
+  Outcome.REJECTED_REDIRECT,
+  Outcome.REJECTED_NONCANONICAL,
+  Outcome.REJECTED_ROBOTS_META_NOINDEX,
+]);
+
+/**
+ * ExistingUrlPathFilter: a url this version already holds is not fetched again; its stored links are followed
+ * (`merge` revisits it instead). A known url without a page is REJECTED_KNOWN, unless it leads on (LEADS_ON, folders).
+ */
 const knownUrlFilter: Stage = async (page, ctx) => {
   const d = ctx.deps;
   if (!(await d.urlFilter.has(d.catalog.id, d.version, page.hash))) return NEXT;
@@ -127,8 +167,14 @@ const knownUrlFilter: Stage = async (page, ctx) => {
   // A folder of a file-system source holds no resource: it is listed again, the one way its new files are found.
   if (!page.previous && isFolderUrl(page.entry.url)) return NEXT;
   if (page.previous) page.completion.offer = await storedLinks(page.previous, page.entry, ctx);
+  else if (await leadsOn(page, d)) return NEXT;
   return done(Outcome.REJECTED_KNOWN);
 };
+
+async function leadsOn(page: PageInProgress, d: CrawlEngineDeps): Promise<boolean> {
+  const row = await d.ledger?.get(ids.resource(d.catalog.id, d.version, page.hash));
+  return row !== undefined && LEADS_ON.has(row.outcome);
+}
 
 /**
  * The host's trap budget: a queued url whose shape was blocked after duplicate pages in a row (trap-budget.ts) ends
@@ -158,6 +204,7 @@ const fetchPage: Stage = async (page, { deps: d, clock, counters }) => {
         // Bytes go to the extraction worker, which decodes them: no decode and no string copy on this thread.
         decode: false,
         pagesOnly: true,
+        document: documentCap(d),
       }),
     );
   } catch (err) {
@@ -172,6 +219,14 @@ const fetchPage: Stage = async (page, { deps: d, clock, counters }) => {
   return NEXT;
 };
 
+/** The body cap of the documents the crawl reads; undefined when documents are off. */
+function documentCap(d: CrawlEngineDeps): ((contentType: string, url: string) => number | undefined) | undefined {
+  const kind = d.documentKind;
+  if (!kind) return undefined;
+  const cap = d.documentMaxBytes;
+  return (contentType, url) => (kind(contentType, url) ? cap : undefined);
+}
+
 /** A transport failure after retries: over the cap is REJECTED_TOO_LARGE, anything else REJECTED_UNREACHABLE. */
 export function fetchFailureOutcome(err: unknown): Outcome {
   return err instanceof FetchError && err.reason === 'too-large'
@@ -184,8 +239,15 @@ export function fetchFailureOutcome(err: unknown): Outcome {
  * the chain is REJECTED_REDIRECT_LOOP; a url reached after GF_MAX_REDIRECTS redirects that redirects again is
  * REJECTED_TOO_MANY_REDIRECTS (its target is not offered). 304 unmodified, 404/410 not found, other ≥ 400 bad status.
  */
-const statusAndRedirect: Stage = async (page, ctx) => {
-  const { status, headers } = page.result;
+const statusAndRedirect: Stage = (page, ctx) => judgeStatus(page, page.result, ctx);
+
+/** The status stage's judgement of an answer: the GET's, or the HEAD's of the metadata pass. */
+export async function judgeStatus(
+  page: PageInProgress,
+  answer: FetchResult,
+  ctx: PipelineContext,
+): Promise<StageVerdict> {
+  const { status, headers } = answer;
   const { entry } = page;
   if (status >= 300 && status < 400 && status !== 304) {
     const location = headers.location;
@@ -218,20 +280,31 @@ const statusAndRedirect: Stage = async (page, ctx) => {
     if (page.previous) page.completion.offer = await storedLinks(page.previous, entry, ctx);
     return done(Outcome.REJECTED_UNMODIFIED, undefined, 'HTTP 304');
   }
-  if (status === 404 || status === 410) return done(Outcome.REJECTED_NOTFOUND, undefined, `HTTP ${status}`);
+  if (status === 404 || status === 410) {
+    if (page.previous && ctx.deps.onGone) await ctx.deps.onGone(page.previous);
+    return done(Outcome.REJECTED_NOTFOUND, undefined, `HTTP ${status}`);
+  }
   if (status >= 400) return done(Outcome.REJECTED_BAD_STATUS, String(status), `HTTP ${status}`);
   return NEXT;
-};
+}
 
 /**
  * Not html (see `isPageType`): REJECTED_NOT_MARKUP, the body abandoned after the headers. A binary served as html
  * (a picture, a PDF, an archive: see `looksBinary`) is not markup either, whatever its header says.
  */
-const markupCheck: Stage = async (page) => {
+const markupCheck: Stage = async (page, { deps: d }) => {
   const { contentType, body } = page.result;
-  if (!isPageType(contentType)) return done(Outcome.REJECTED_NOT_MARKUP, contentType.split(';')[0] || 'unknown');
-  if (looksBinary(body))
+  if (!isPageType(contentType)) {
+    page.document = d.documentKind?.(contentType, page.entry.url);
+    if (page.document) return NEXT;
+    return done(Outcome.REJECTED_NOT_MARKUP, contentType.split(';')[0] || 'unknown');
+  }
+  if (looksBinary(body)) {
+    // A document served without a type (or as html): its url's extension may still say what it is.
+    page.document = d.documentKind?.('application/octet-stream', page.entry.url);
+    if (page.document) return NEXT;
     return done(Outcome.REJECTED_NOT_MARKUP, 'binary', `binary bytes served as ${contentType || 'html'}`);
+  }
   return NEXT;
 };
 
@@ -244,6 +317,8 @@ const renderCheck: Stage = async (page) => {
 
 /** ContentExtractor (on a worker thread): title, article text, link density, links, pictures. */
 const contentExtraction: Stage = async (page, { deps: d, clock, counters }) => {
+  // A document is read by its parser at the import stage.
+  if (page.document) return NEXT;
   const { body, contentType } = page.result;
   page.content = await clock.time('extract', d.extract(body, page.entry.url, contentType));
   // Bytes invalid in their charset were decoded as windows-1252 (or utf-8): counted, and the row says so.
@@ -254,23 +329,45 @@ const contentExtraction: Stage = async (page, { deps: d, clock, counters }) => {
   return NEXT;
 };
 
-/** Links are offered before anything can reject the page: a noindex page still contributes its links. */
+/**
+ * Links are offered before anything can reject the page: a noindex page still contributes its links. A nofollow page
+ * (`<meta name=robots>` or `X-Robots-Tag`) offers none, and a `rel=nofollow` link is not followed. A document's
+ * links come later, from its importer (post-import links).
+ */
 const linkExtraction: Stage = async (page, { queue }) => {
+  if (page.document || page.robots.nofollow) return NEXT;
   const { content, entry } = page;
-  if (content.robots.nofollow) return NEXT;
-  page.completion.offer = await queue.offer(
-    content.links.map((l) => l.url),
-    entry.depth + 1,
-    entry.url,
-    0,
-    true,
-  );
+  addOffer(page, await queue.offer(followed(content.links), entry.depth + 1, entry.url, 0, true));
   return NEXT;
 };
 
-/** <meta name="robots" content="noindex">: REJECTED_ROBOTS_META_NOINDEX. */
+/** The links a page's robots directives let the crawl follow: every link but the `rel=nofollow` ones. */
+export function followed(links: ExtractedContent['links']): string[] {
+  const urls: string[] = [];
+  for (const l of links) if (!l.nofollow) urls.push(l.url);
+  return urls;
+}
+
+/** Add links to what the url offers at commit (a canonical url, the page's links, a document's links). */
+export function addOffer(page: PageInProgress, offer: Offer): void {
+  const had = page.completion.offer;
+  if (!had) page.completion.offer = offer;
+  else {
+    had.accepted.push(...offer.accepted);
+    had.refused.push(...offer.refused);
+  }
+}
+
+/** noindex (`<meta name="robots">` or `X-Robots-Tag`): REJECTED_ROBOTS_META_NOINDEX. */
 const robotsMetaNoindex: Stage = async (page) =>
-  page.content.robots.noindex ? done(Outcome.REJECTED_ROBOTS_META_NOINDEX) : NEXT;
+  page.robots.noindex
+    ? done(
+        Outcome.REJECTED_ROBOTS_META_NOINDEX,
+        undefined,
+        // The meta tag is the usual case (no why); the header is said.
+        page.extracted && page.content.robots.noindex ? undefined : 'X-Robots-Tag',
+      )
+    : NEXT;
 
 /** A revisited page whose text has not changed is not written again. */
 const unmodifiedCheck: Stage = async (page, { deps: d }) => {
@@ -312,29 +409,11 @@ const pictures: Stage = async (page, { deps: d, clock, images, counters }) => {
 };
 
 /** CompositeOutputChannel: file ─► index ─► vector. The file failing is the page failing; the others are counted. */
-const outputChain: Stage = async (page, { deps: d, clock, owed }) => {
-  const { entry, result, content, resourceId } = page;
-  const resource: ResourceRow = {
-    id: resourceId,
-    catalogId: d.catalog.id,
-    version: d.version,
-    url: entry.url,
-    urlHash: page.hash,
-    title: content.title || entry.url,
-    contentType: result.contentType,
-    charset: result.charset,
-    status: result.status,
-    depth: entry.depth,
-    contentHash: page.textHash,
-    etag: result.etag,
-    lastModified: result.lastModified,
-    htmlPath: keys.pageHtml(d.catalog.id, d.version, resourceId),
-    textPath: keys.pageText(d.catalog.id, d.version, resourceId),
-    htmlBytes: result.body.length,
-    textChars: content.text.length,
-    linkDensity: content.linkDensity,
-    fetchedAt: new Date().toISOString(),
-  };
+const outputChain: Stage = async (page, ctx) => {
+  const { deps: d, clock, owed } = ctx;
+  const { result, resourceId } = page;
+  page.resource ??= resourceRow(page, ctx);
+  const resource = page.resource;
   owed.expect(resourceId, d.outputs.deferredLayers);
   page.owesWrites = true;
   if (page.previous && d.onReplace) await d.onReplace(page.previous);
@@ -346,7 +425,7 @@ const outputChain: Stage = async (page, { deps: d, clock, owed }) => {
       version: d.version,
       resource,
       html: result.body,
-      text: content.text,
+      text: page.content.text,
       images,
     }),
   );
@@ -363,26 +442,69 @@ const outputChain: Stage = async (page, { deps: d, clock, owed }) => {
     alt: i.alt,
     surroundingText: i.surroundingText,
   }));
+  if (page.document) ctx.counters.note(`documents:${page.document.parser}`, page.entry.url);
   return done(Outcome.SAVED);
 };
 
+/** The resource row of a page about to be saved; a document keeps its original bytes under its own extension. */
+export function resourceRow(page: PageInProgress, { deps: d }: Pick<PipelineContext, 'deps'>): ResourceRow {
+  const { entry, result, content, resourceId } = page;
+  return {
+    id: resourceId,
+    catalogId: d.catalog.id,
+    version: d.version,
+    url: entry.url,
+    urlHash: page.hash,
+    title: content.title || entry.url,
+    contentType: result.contentType,
+    charset: result.charset,
+    status: result.status,
+    depth: entry.depth,
+    contentHash: page.textHash,
+    etag: result.etag,
+    lastModified: result.lastModified,
+    htmlPath: page.document
+      ? keys.pageOriginal(d.catalog.id, d.version, resourceId, page.document.extension)
+      : keys.pageHtml(d.catalog.id, d.version, resourceId),
+    textPath: keys.pageText(d.catalog.id, d.version, resourceId),
+    htmlBytes: result.body.length,
+    textChars: content.text.length,
+    linkDensity: content.linkDensity,
+    fetchedAt: new Date().toISOString(),
+  };
+}
+
 /** The document pipeline, in order. A stage's name is the detail of REJECTED_ERROR when it throws. */
 export const DOCUMENT_PIPELINE: ReadonlyArray<{ readonly name: string; readonly run: Stage }> = [
+  // The document pipeline (seed 002). The stages of stages/*.ts are called through closures: those modules import
+  // this one, so their bindings may not be initialised yet when this array is built.
   { name: 'known-url', run: knownUrlFilter },
+  { name: 'recrawl', run: (p, c) => recrawlableResolver(p, c) },
   { name: 'trap', run: trapBudget },
+  { name: 'head', run: (p, c) => headPass(p, c) },
+  { name: 'metadata', run: (p, c) => metadataStages(p, c) },
   { name: 'fetch', run: fetchPage },
   { name: 'status', run: statusAndRedirect },
-  // Called through a closure: stages/child-paths.ts imports this module, so its binding may not be ready yet here.
-  { name: 'children', run: (page, ctx) => childPaths(page, ctx) },
+  { name: 'metadata', run: (p, c) => metadataStages(p, c) },
+  { name: 'children', run: (p, c) => childPaths(p, c) },
   { name: 'markup', run: markupCheck },
   { name: 'render', run: renderCheck },
   { name: 'extract', run: contentExtraction },
+  { name: 'canonical', run: (p, c) => canonicalInPage(p, c) },
+  { name: 'robots', run: (p, c) => robotsDirectives(p, c) },
   { name: 'links', run: linkExtraction },
   { name: 'noindex', run: robotsMetaNoindex },
+  { name: 'document-filters', run: (p, c) => documentFilters(p, c) },
+  { name: 'pre-import', run: (p, c) => preImportConsumers(p, c) },
+  { name: 'import', run: (p, c) => importDocument(p, c) },
+  { name: 'document-filters', run: (p, c) => documentFilters(p, c) },
+  // The committer pipeline (seed 002), up to the output channels.
   { name: 'unmodified', run: unmodifiedCheck },
   { name: 'dedup', run: contentDedup },
   { name: 'reserve', run: pageLimitReservation },
   { name: 'images', run: pictures },
+  { name: 'post-import', run: (p, c) => postImportConsumers(p, c) },
+  { name: 'post-import-links', run: (p, c) => postImportLinks(p, c) },
   { name: 'output', run: outputChain },
 ];
 
@@ -445,21 +567,24 @@ async function undo(page: PageInProgress, ctx: PipelineContext): Promise<void> {
   }
 }
 
-/** The links of a page this version already holds, read from its stored html: no request. */
-async function storedLinks(
+/**
+ * The links of a page this version already holds, read from its stored html (a document's from its stored bytes,
+ * by its parser): no request.
+ */
+export async function storedLinks(
   previous: ResourceRow,
   entry: LeasedEntry,
   { deps: d, clock, queue }: Pick<PipelineContext, 'deps' | 'clock' | 'queue'>,
 ): Promise<Offer | undefined> {
   const html = await d.blobs.get(previous.htmlPath);
   if (!html) return undefined;
+  if (!isPageType(previous.contentType)) {
+    const kind = d.documentKind?.(previous.contentType, previous.url);
+    if (!kind || !d.parseDocument || !d.catalog.settings.postImportLinks) return undefined;
+    const doc = await clock.time('import', d.parseDocument(html, entry.url, previous.contentType));
+    return queue.offer(followed(doc.links), entry.depth + 1, entry.url, 0, true);
+  }
   const content = await clock.time('extract', d.extract(html, entry.url, previous.contentType));
   if (content.robots.nofollow) return undefined;
-  return queue.offer(
-    content.links.map((l) => l.url),
-    entry.depth + 1,
-    entry.url,
-    0,
-    true,
-  );
+  return queue.offer(followed(content.links), entry.depth + 1, entry.url, 0, true);
 }

@@ -20,6 +20,8 @@ export interface Refusal {
 export interface Offer {
   accepted: FrontierEntry[];
   refused: Refusal[];
+  /** Urls a sitemap listed: they do not trigger sitemap resolution of their host (seed 002). */
+  fromSitemap?: boolean | undefined;
 }
 
 /** What a batch of offers comes to at commit: the urls to put on the frontier, and the refusals to count. */
@@ -59,8 +61,15 @@ export class QueuePipeline {
   /** Urls refused during this run: each is counted once. */
   readonly #refused = new Set<string>();
 
-  constructor(deps: Pick<CrawlEngineDeps, 'acceptors' | 'normalize'> & { catalog?: CrawlEngineDeps['catalog'] }) {
+  /** First contact with a host (sitemap resolution): told of each url put, unless a sitemap listed it. */
+  readonly #contact: ((url: string) => void) | undefined;
+
+  constructor(
+    deps: Pick<CrawlEngineDeps, 'acceptors' | 'normalize'> & { catalog?: CrawlEngineDeps['catalog'] },
+    contact?: (url: string) => void,
+  ) {
     this.#d = deps;
+    this.#contact = contact;
     const s = deps.catalog?.settings;
     const extra = (s?.sessionParams ?? []).map((p) => p.trim().toLowerCase()).filter(Boolean);
     this.#sessionParams = extra.length > 0 ? new Set(extra) : undefined;
@@ -130,6 +139,15 @@ export class QueuePipeline {
     return offer;
   }
 
+  /**
+   * What this run made of a url so far: `offered` (accepted and put, or about to be), `refused` (an acceptor said
+   * no), or undefined (not offered yet, or past the caches' size).
+   */
+  seen(url: string): 'offered' | 'refused' | undefined {
+    if (this.#offered.has(url)) return 'offered';
+    return this.#refused.has(url) ? 'refused' : undefined;
+  }
+
   /** A url the interrupted run refused (resume reads them back from the journal); false once the cache is full. */
   rememberRefused(url: string): boolean {
     if (this.#refused.size >= MAX_REFUSED) return false;
@@ -161,6 +179,7 @@ export class QueuePipeline {
         }
         if (this.#offered.size < MAX_OFFERED) this.#offered.add(entry.url);
         puts.push(entry);
+        if (!offer?.fromSitemap) this.#contact?.(entry.url);
       }
       for (const r of offer?.refused ?? []) refuse(r);
     }

@@ -62,6 +62,7 @@ export function buildRunReport(input: {
     pictures: { kept: c.images, rejected: c.pictures.rejected, examples: c.pictures.examples },
     content: { charsetFallbacks: c.charsetFallbacks },
     ...(Object.keys(c.rendered).length > 0 ? { rendered: renderedOf(c.rendered) } : {}),
+    ...(Object.keys(c.noted).length > 0 ? { flow: { noted: c.noted, examples: c.notedExamples } } : {}),
     outputs: input.outputs,
     stages: result.stages,
     ...(input.embedding ? { embedding: input.embedding } : {}),

@@ -1,5 +1,5 @@
 /** The stages whose wall time a run reports (`CrawlResult.stages`), summed over concurrent pages. */
-export const TIMED_STAGES = ['fetch', 'extract', 'dedup', 'images', 'output', 'commit'] as const;
+export const TIMED_STAGES = ['head', 'fetch', 'extract', 'import', 'dedup', 'images', 'output', 'commit'] as const;
 
 export type TimedStage = (typeof TIMED_STAGES)[number];
 

@@ -1,7 +1,8 @@
-import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Request, Route } from 'playwright-core';
 import { FetchError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Extractor, FetchOptions, FetchResult, Rendering } from './extractor.js';
+import type { Pacer } from './politeness.js';
 import { pssKb } from './process-memory.js';
 import { createRenderingDetector, type RenderingDetector } from './rendering-detector.js';
 
@@ -45,6 +46,12 @@ export interface BrowserExtractorOptions {
   maxScrolls?: number | undefined;
   /** Hosts (host:port) besides the page's own its requests may reach; everything else is refused. @default [] */
   allowHosts?: readonly string[] | undefined;
+  /**
+   * The run's politeness, for the page's own requests (its scripts, its data): to each host one at a time per page,
+   * each after the host's interval since the last request start — inside the slot the page holds (see `Pacer`).
+   * Without it (the pool alone, outside a crawl) they are not spaced.
+   */
+  pacer?: Pacer | undefined;
   /** Decides whether the rendered page is still a shell; its `minTextChars` is the text the settle wait waits for. */
   detector?: RenderingDetector | undefined;
   /** Text at which the settle wait ends. @default 200 */
@@ -72,7 +79,8 @@ interface Live {
 export class BrowserExtractor implements Extractor {
   readonly name: string = 'browser';
   readonly #http: Extractor;
-  readonly #o: Required<Omit<BrowserExtractorOptions, 'userAgent' | 'log' | 'detector'>>;
+  readonly #o: Required<Omit<BrowserExtractorOptions, 'userAgent' | 'log' | 'detector' | 'pacer'>>;
+  readonly #pacer: Pacer | undefined;
   readonly #detector: RenderingDetector;
   readonly #userAgent: string | undefined;
   readonly #log: Logger | undefined;
@@ -113,6 +121,7 @@ export class BrowserExtractor implements Extractor {
     this.#detector = options.detector ?? createRenderingDetector({ minTextChars: this.#o.minTextChars });
     this.#userAgent = options.userAgent;
     this.#log = options.log;
+    this.#pacer = options.pacer;
     this.#free = this.#o.maxPages;
   }
 
@@ -129,11 +138,16 @@ export class BrowserExtractor implements Extractor {
     let live: Live | undefined;
     let page: Page | undefined;
     const blocked = { count: 0 };
+    const turns = this.#pacer ? new PageTurns(this.#pacer, Math.max(1000, this.#o.idleTimeoutMs)) : undefined;
     try {
       live = await this.#lease();
       const host = new URL(url).host;
       const context = await this.#context(live, host);
       page = await context.newPage();
+      if (turns) {
+        page.on('requestfinished', (r) => turns.finished(r));
+        page.on('requestfailed', (r) => turns.finished(r));
+      }
       let served = false;
       await page.route('**/*', (route) => {
         const request = route.request();
@@ -141,7 +155,12 @@ export class BrowserExtractor implements Extractor {
           served = true;
           return route.fulfill({ status: fetched.status, headers: documentHeaders(fetched), body: fetched.body });
         }
-        return this.#allowed(request.url(), host) ? route.continue() : refuse(route, blocked);
+        // Pictures, video and fonts add no text; the crawl fetches the rendered page's pictures itself.
+        if (SKIPPED_TYPES.has(request.resourceType())) return refuse(route, blocked);
+        const target = this.#target(request.url(), host);
+        if (target === undefined) return refuse(route, blocked);
+        if (target === '' || !turns) return route.continue().catch(() => undefined);
+        return turns.take(target, request, () => route.continue());
       });
       await page.goto(fetched.finalUrl, { waitUntil: 'domcontentloaded', timeout: this.#o.navigationTimeoutMs });
       await page.waitForLoadState('load', { timeout: this.#o.navigationTimeoutMs }).catch(() => undefined);
@@ -183,6 +202,7 @@ export class BrowserExtractor implements Extractor {
         cause: err,
       });
     } finally {
+      turns?.close();
       await page?.close().catch(() => undefined);
       if (live) await this.#checkMemory(live);
       if (live) this.#unlease(live);
@@ -214,16 +234,17 @@ export class BrowserExtractor implements Extractor {
     await this.close();
   }
 
-  #allowed(raw: string, host: string): boolean {
+  /** The host a request of the page goes to, `''` for one off the network (data:, blob:), undefined if refused. */
+  #target(raw: string, host: string): string | undefined {
     let u: URL;
     try {
       u = new URL(raw);
     } catch {
-      return false;
+      return undefined;
     }
-    if (u.protocol === 'data:' || u.protocol === 'blob:') return true;
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') return false;
-    return u.host === host || this.#o.allowHosts.includes(u.host);
+    if (u.protocol === 'data:' || u.protocol === 'blob:') return '';
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
+    return u.host === host || this.#o.allowHosts.includes(u.host) ? u.host : undefined;
   }
 
   async #scroll(page: Page): Promise<void> {
@@ -374,7 +395,8 @@ export class BrowserExtractor implements Extractor {
 
 /** An html answer with status 200 (what is worth rendering). */
 export function renderable(r: FetchResult): boolean {
-  return r.status === 200 && /^\s*(?:text\/html|application\/xhtml\+xml)/i.test(r.contentType);
+  // A HEAD answer (the metadata pass) has no body to render.
+  return r.status === 200 && r.body.length > 0 && /^\s*(?:text\/html|application\/xhtml\+xml)/i.test(r.contentType);
 }
 
 function documentHeaders(r: FetchResult): Record<string, string> {
@@ -387,6 +409,69 @@ function documentHeaders(r: FetchResult): Record<string, string> {
   }
   headers['content-type'] = r.contentType || 'text/html';
   return headers;
+}
+
+/** Resource types a rendered page is not given: they add no text (the crawl fetches the pictures it keeps). */
+const SKIPPED_TYPES = new Set(['image', 'media', 'font']);
+
+/**
+ * The turns of one page's requests under the run's politeness: to each host one request at a time, each started
+ * after `pacer.pace` (the host's interval since its last request start, pages' and subresources' alike). A request
+ * holds its turn until it finishes or fails, or `turnMs` passed (a long poll does not hold the page's other
+ * requests for ever). `close()` ends every wait (the page is done).
+ */
+class PageTurns {
+  readonly #pacer: Pacer;
+  readonly #turnMs: number;
+  readonly #tails = new Map<string, Promise<void>>();
+  readonly #open = new Map<Request, () => void>();
+  readonly #done = new AbortController();
+
+  constructor(pacer: Pacer, turnMs: number) {
+    this.#pacer = pacer;
+    this.#turnMs = turnMs;
+  }
+
+  async take(host: string, request: Request, go: () => Promise<void>): Promise<void> {
+    const before = this.#tails.get(host) ?? Promise.resolve();
+    let end!: () => void;
+    const mine = new Promise<void>((resolve) => {
+      end = resolve;
+    });
+    const tail = before.then(() => mine);
+    this.#tails.set(host, tail);
+    void tail.then(() => {
+      if (this.#tails.get(host) === tail) this.#tails.delete(host);
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const finish = () => {
+      if (timer) clearTimeout(timer);
+      this.#open.delete(request);
+      end();
+    };
+    try {
+      await before;
+      if (this.#done.signal.aborted) throw this.#done.signal.reason;
+      await this.#pacer.pace(host, this.#done.signal);
+      timer = setTimeout(finish, this.#turnMs);
+      timer.unref();
+      this.#open.set(request, finish);
+      await go();
+    } catch {
+      // The page closed while this request waited, or the request could not go on: its turn ends.
+      finish();
+    }
+  }
+
+  /** A request finished or failed: the next one of its host may start. */
+  finished(request: Request): void {
+    this.#open.get(request)?.();
+  }
+
+  close(): void {
+    this.#done.abort(new Error('the page is closed'));
+    for (const finish of [...this.#open.values()]) finish();
+  }
 }
 
 async function refuse(route: Route, blocked: { count: number }): Promise<void> {

@@ -55,6 +55,11 @@ export interface FetchOptions {
    */
   pagesOnly?: boolean | undefined;
   signal?: AbortSignal | undefined;
+  /**
+   * Documents the crawl reads (PDF, Word, text: see content/documents): for an answer it returns a cap for, the
+   * body is read whatever `pagesOnly` says, up to that many bytes.
+   */
+  document?: ((contentType: string, url: string) => number | undefined) | undefined;
   /** Body cap override (bytes). */
   maxBytes?: number | undefined;
   /** Redirects to follow for this request; 0 returns a 3xx as it is. Default: the extractor's setting. */

@@ -322,7 +322,7 @@ export class HttpExtractor implements Extractor {
         const res = await this.agent.request({
           origin: current.origin,
           path: current.pathname + current.search,
-          method: 'GET',
+          method: options.method ?? 'GET',
           headers: this.requestHeaders(options),
           signal,
         });
@@ -389,13 +389,16 @@ export class HttpExtractor implements Extractor {
     };
     const kind = contentKind(contentType);
     const markup = kind !== 'other';
-    const wanted = options.binary || (options.pagesOnly ? kind === 'page' : markup);
-    if (res.statusCode === 304 || res.statusCode === 204 || !wanted) {
-      if (res.statusCode === 304 || res.statusCode === 204) await res.body.dump().catch(() => undefined);
+    const documentCap = options.document?.(contentType, finalUrl);
+    const wanted =
+      options.binary || documentCap !== undefined || (options.pagesOnly ? kind === 'page' : markup);
+    const empty = res.statusCode === 304 || res.statusCode === 204 || options.method === 'HEAD';
+    if (empty || !wanted) {
+      if (empty) await res.body.dump().catch(() => undefined);
       else abandon(res.body);
       return { ...base, charset: '', body: Buffer.alloc(0), elapsedMs: clock.elapsedMs };
     }
-    const cap = options.maxBytes ?? this.settings.maxBodyBytes;
+    const cap = documentCap ?? options.maxBytes ?? this.settings.maxBodyBytes;
     const declared = Number(headers['content-length']);
     const decoder = decoderFor(headers['content-encoding'] ?? '');
     if (!decoder && Number.isFinite(declared) && declared > cap) {

@@ -10,6 +10,7 @@ import type { CatalogStore } from '../storage/record-store.js';
 import { filePathOf, folderCatalogName, isFileUrl } from '../url/file-url.js';
 import { parseUserUrl } from '../url/parse-user-url.js';
 import type { AdminWriter } from './admin-writer.js';
+import { scopedSeeds } from './job-seeds.js';
 
 /** How a command names a catalog: exactly one of id, name or url. */
 export interface CatalogRef {
@@ -85,6 +86,7 @@ export class CatalogService {
             : 'give --url the site root (e.g. ' + new URL(url).origin + '/) and --start-url the page to begin at'),
       );
     }
+    checkSeedUrls(catalog);
     return catalog;
   }
 
@@ -244,3 +246,22 @@ function assertLocalPath(url: string): void {
 }
 
 const FILE_URL_FIX = 'give the absolute path of an existing folder, e.g. file:///srv/docs/ or /srv/docs';
+
+/**
+ * The catalog's further start references (`--start-url` given more than once, `seedUrls`) obey the rule of the start
+ * url: each sits under the catalog's url. They are kept normalised.
+ * @throws ConfigError naming the first one that does not
+ */
+function checkSeedUrls(catalog: Catalog): void {
+  if (catalog.settings.seedUrls.length === 0) return;
+  const { valid, refused } = scopedSeeds(catalog, catalog.settings.seedUrls);
+  const first = refused[0];
+  if (first) {
+    throw new ConfigError(
+      '--start-url',
+      `${first.url} is not a start url of ${catalog.url}: ${first.reason}`,
+      'give start urls under --url',
+    );
+  }
+  catalog.settings = { ...catalog.settings, seedUrls: valid };
+}

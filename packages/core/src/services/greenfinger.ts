@@ -1,3 +1,4 @@
+import type { CrawlEventFilter, CrawlListener } from '../engine/flow/crawl-events.js';
 import type { Logger } from 'pino';
 import { ComponentFactory } from '../compose/component-factory.js';
 import type { GreenfingerComponents } from '../compose/components.js';
@@ -102,6 +103,16 @@ export class Greenfinger {
   /** What runs now, pause and stop, live counters. */
   get runs(): RunRegistry {
     return this.factory.runs;
+  }
+
+  /**
+   * Listen to the crawl events of every run of this node (seed 002): each url's outcome once it is committed
+   * (`SAVED`, `REJECTED_NONCANONICAL`, … — an acceptor's or stage's name in `detail`), `DOCUMENT_PREIMPORTED`,
+   * `DOCUMENT_POSTIMPORTED`, or `*` for all. A listener that throws is logged; the crawl goes on.
+   * @returns the unsubscribe
+   */
+  on(event: CrawlEventFilter, listener: CrawlListener): () => void {
+    return this.factory.events.on(event, listener);
   }
 
   /** The record database (opened and migrated on first use). */

@@ -518,6 +518,8 @@ function finalCounters(r: RunReport, last: CounterSnapshot | null): CounterSnaps
     pictures: { rejected: { ...(r.pictures?.rejected ?? {}) }, examples: { ...(r.pictures?.examples ?? {}) } },
     charsetFallbacks: r.content?.charsetFallbacks ?? 0,
     rendered: { ...(r.rendered?.reasons ?? {}) },
+    noted: { ...(r.flow?.noted ?? {}) },
+    notedExamples: { ...(r.flow?.examples ?? {}) },
     elapsedMs: r.elapsedMs,
   };
 }

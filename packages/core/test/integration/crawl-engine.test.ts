@@ -328,7 +328,16 @@ describe('CrawlEngine on an in-process site', () => {
     expect(new Set(open.fetcher.requests).size).toBe(open.fetcher.requests.length);
     expect(open.fetcher.requests).not.toContain(OFF_SITE);
     expect(open.fetcher.requests).toContain(`${ORIGIN}/pic.png`);
-    expect(Object.keys(result.stages).sort()).toEqual(['commit', 'dedup', 'extract', 'fetch', 'images', 'output']);
+    expect(Object.keys(result.stages).sort()).toEqual([
+      'commit',
+      'dedup',
+      'extract',
+      'fetch',
+      'head',
+      'images',
+      'import',
+      'output',
+    ]);
   });
 
   it('a page failing at the file layer leaves its text free: the same text at another url is saved', async () => {

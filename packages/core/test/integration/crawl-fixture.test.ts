@@ -5,6 +5,7 @@ import { fanout, Greenfinger, type RunReport } from '@greenfinger/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureFacts } from '../support/fixture-facts.js';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
+import { chromiumProcesses } from '../support/processes.js';
 import { createTempDir, type TempDir } from '../support/tmp.js';
 
 const modelDir = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
@@ -15,6 +16,7 @@ describe('crawl of the fixture site', () => {
   let tmp: TempDir;
   let gf: Greenfinger;
   let report: RunReport;
+  let chromiumSeen = 0;
   const open = () =>
     Greenfinger.open({ settings: { dataStore: tmp.path, modelDir, textModel: 'tiny-e5', workers: 1 } });
 
@@ -22,11 +24,19 @@ describe('crawl of the fixture site', () => {
     site = await startFixtureSite({ slowDelayMs: 300 });
     tmp = createTempDir('gf-crawl-');
     gf = await open();
-    report = await gf.crawler.crawl({
-      url: site.origin,
-      startUrl: `${site.origin}/`,
-      settings: { intervalMs: 0, threads: 4, hostConcurrency: 4 },
-    });
+    // The default extractor (adaptive) on a site that needs no browser: none may start.
+    const sampler = setInterval(() => {
+      chromiumSeen = Math.max(chromiumSeen, chromiumProcesses().length);
+    }, 100);
+    try {
+      report = await gf.crawler.crawl({
+        url: site.origin,
+        startUrl: `${site.origin}/`,
+        settings: { intervalMs: 0, threads: 4, hostConcurrency: 4 },
+      });
+    } finally {
+      clearInterval(sampler);
+    }
   }, 120_000);
 
   afterAll(async () => {
@@ -41,6 +51,12 @@ describe('crawl of the fixture site', () => {
     expect(report.produced.indexed).toBe(fixtureFacts.savedCount);
     expect(report.produced.vectored).toBe(fixtureFacts.savedCount);
     expect(report.produced.images).toBe(fixtureFacts.keptImageCount);
+  });
+
+  it('crawls with the default extractor, adaptive: every page put to the detector, no browser started', () => {
+    expect(report.rendered).toMatchObject({ pages: 0, reasons: {}, memory: { toBrowser: 0, staticAfterAll: 0 } });
+    expect(report.rendered?.memory?.detected).toBeGreaterThan(0);
+    expect(chromiumSeen).toBe(0);
   });
 
   it('adds up: every dispatched url is handled under a name', () => {
@@ -80,7 +96,13 @@ describe('crawl of the fixture site', () => {
     expect(counts.resourceImages).toBe(fixtureFacts.keptImageRefs);
     for await (const rows of db.resources.iterateResources(id, 0)) {
       for (const r of rows) {
-        expect(r.htmlPath).toBe(`assets/${id}/v0/pages/${fanout(r.id)}/${r.id}.html`);
+        // A document keeps its original bytes under its own extension.
+        const extension = r.contentType.startsWith('text/html')
+          ? '.html'
+          : r.url.endsWith('.pdf')
+            ? '.original.pdf'
+            : '.original.txt';
+        expect(r.htmlPath).toBe(`assets/${id}/v0/pages/${fanout(r.id)}/${r.id}${extension}`);
         expect(existsSync(join(tmp.path, 'user', r.htmlPath))).toBe(true);
         expect(readFileSync(join(tmp.path, 'user', r.textPath), 'utf8').length).toBe(r.textChars);
       }
@@ -104,7 +126,7 @@ describe('crawl of the fixture site', () => {
 
   it('finds each saved page by a phrase of its article, and answers by meaning', async () => {
     for (const path of fixtureFacts.savedPaths) {
-      const page = fixtureFacts.pages.find((p) => p.path === path);
+      const page = [...fixtureFacts.pages, ...fixtureFacts.documents].find((p) => p.path === path);
       const r = await gf.search.search({ q: page?.phrase as string, size: 5 });
       expect(
         r.results.map((h) => new URL(h.url).pathname),

@@ -125,7 +125,7 @@ describe('fixture site', () => {
       .map((p) => p.path)
       .sort();
     expect(walked).toEqual(facts);
-    expect(fixtureFacts.savedCount).toBe(21);
+    expect(fixtureFacts.savedCount).toBe(23);
     expect(depthOf.get('/deep/8.html')).toBe(fixtureFacts.maxDepth);
   });
 
@@ -304,12 +304,14 @@ describe('fixture site', () => {
   it('expectedSaved follows depth, robots, sitemap and dedup settings', () => {
     const { expectedSaved } = fixtureFacts;
     expect(expectedSaved({ depth: 0 })).toEqual(['/']);
-    expect(expectedSaved({ depth: 1 })).toHaveLength(13);
-    expect(expectedSaved({ depth: 2 })).toHaveLength(15);
+    // Two documents (notes.txt, report.pdf) at depth 1 besides the pages.
+    expect(expectedSaved({ depth: 1 })).toHaveLength(15);
+    expect(expectedSaved({ depth: 1, documents: false })).toHaveLength(13);
+    expect(expectedSaved({ depth: 2 })).toHaveLength(17);
     expect(expectedSaved({ robots: false })).toContain('/private/secret.html');
-    expect(expectedSaved({ robots: false })).toHaveLength(22);
+    expect(expectedSaved({ robots: false })).toHaveLength(24);
     expect(expectedSaved({ sitemap: false })).not.toContain('/sitemap-only.html');
-    expect(expectedSaved({ contentDedup: 'simhash' })).toHaveLength(20);
+    expect(expectedSaved({ contentDedup: 'simhash' })).toHaveLength(22);
     expect(fixtureFacts.savedPaths.filter((p) => p.startsWith('/same-'))).toEqual(['/same-a.html']);
   });
 });

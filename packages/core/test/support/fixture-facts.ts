@@ -21,6 +21,18 @@ export interface FixturePage {
   nearGroup?: string;
 }
 
+/** A document of the fixture site (not html) that a crawl reads with its DocumentContentParser and saves. */
+export interface FixtureDocument {
+  path: string;
+  /** The title its parser gives it. */
+  title: string;
+  depth: number;
+  /** The parser that reads it. */
+  parser: 'pdf' | 'docx' | 'text';
+  /** A phrase of its text. */
+  phrase: string;
+}
+
 /** A url the crawl meets and must not save, with the outcome it should be counted under. */
 export interface DroppedUrl {
   /** A path of the site, or an absolute url; `{{OTHER}}` stands for the second loopback origin. */
@@ -59,6 +71,8 @@ export interface ExpectedSavedOptions {
   sitemap?: boolean;
   /** @default 'sha256' */
   contentDedup?: 'sha256' | 'simhash';
+  /** Documents (PDF, text) are read and saved. @default true */
+  documents?: boolean;
 }
 
 const pages: FixturePage[] = [
@@ -300,7 +314,6 @@ const dropped: DroppedUrl[] = [
     depth: 4,
     note: '301 to /article-1.html, already known (depth 1): not requested again',
   },
-  { url: '/notes.txt', outcome: 'REJECTED_NOT_MARKUP', or: 'REJECTED_ASSET', depth: 1, note: 'text/plain' },
   {
     url: '/scripts/tool.py',
     outcome: 'REJECTED_NOT_MARKUP',
@@ -308,7 +321,6 @@ const dropped: DroppedUrl[] = [
     depth: 2,
     note: 'application/octet-stream',
   },
-  { url: '/docs/report.pdf', outcome: 'REJECTED_ASSET', or: 'REJECTED_NOT_MARKUP', depth: 1, note: 'application/pdf' },
   {
     url: '/files/archive.zip',
     outcome: 'REJECTED_ASSET',
@@ -335,6 +347,17 @@ const dropped: DroppedUrl[] = [
     depth: 1,
     note: 'same host, another loopback port: another origin',
   },
+];
+
+const documents: FixtureDocument[] = [
+  {
+    path: '/notes.txt',
+    title: 'PLANTING NOTES - Greenfinger Gardens',
+    depth: 1,
+    parser: 'text',
+    phrase: 'harden off tender seedlings',
+  },
+  { path: '/docs/report.pdf', title: 'Harvest report 2023', depth: 1, parser: 'pdf', phrase: 'Tomatoes 41 kg' },
 ];
 
 const images: FixtureImage[] = [
@@ -397,7 +420,7 @@ const images: FixtureImage[] = [
 ];
 
 function expectedSaved(options: ExpectedSavedOptions = {}): string[] {
-  const { depth = -1, robots = true, sitemap = true, contentDedup = 'sha256' } = options;
+  const { depth = -1, robots = true, sitemap = true, contentDedup = 'sha256', documents: docs = true } = options;
   const seenGroups = new Set<string>();
   const out: string[] = [];
   for (const p of [...pages].sort((a, b) => a.depth - b.depth)) {
@@ -412,6 +435,7 @@ function expectedSaved(options: ExpectedSavedOptions = {}): string[] {
     }
     out.push(p.path);
   }
+  if (docs) for (const d of documents) if (depth < 0 || d.depth <= depth) out.push(d.path);
   return out;
 }
 
@@ -428,12 +452,14 @@ export const fixtureFacts = {
    * exact-duplicate group (the shallower one is listed; either is correct).
    */
   savedPaths: expectedSaved(),
-  /** 21 unique saveable HTML pages. */
+  /** 21 unique saveable HTML pages and 2 documents. */
   savedCount: expectedSaved().length,
   /** Saved paths under other settings (same rules as savedPaths). */
   expectedSaved,
   /** Deepest page: /deep/8.html at depth 8; /deep/1.html → … → /deep/8.html, each only linked from the previous one. */
   maxDepth: 8,
+  /** The documents a default crawl saves (documents are on by default). */
+  documents,
   /** Urls met and dropped with the default settings, with their outcome. mailto:, javascript: and #fragment links are not urls to crawl. */
   dropped,
   images,

@@ -16,7 +16,7 @@ ${locs.map((l) => `  <sitemap><loc>${l}</loc><lastmod>2024-05-01</lastmod></site
 }
 
 describe('parseSitemap', () => {
-  it('reads <loc> and <lastmod> of a urlset, normalising urls and decoding entities', () => {
+  it('reads <loc>, <lastmod> and <changefreq> of a urlset, normalising urls and decoding entities', () => {
     const xml = `<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">
   <url>
@@ -33,7 +33,7 @@ describe('parseSitemap', () => {
     expect(parseSitemap(xml)).toEqual({
       kind: 'urlset',
       entries: [
-        { loc: 'http://example.com/a?a=1&b=2', lastmod: '2024-01-02T03:04:05+00:00' },
+        { loc: 'http://example.com/a?a=1&b=2', lastmod: '2024-01-02T03:04:05+00:00', changefreq: 'daily' },
         { loc: 'http://example.com/b?x=1&y=2' },
       ],
       truncated: false,

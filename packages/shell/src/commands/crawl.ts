@@ -23,7 +23,8 @@ import {
 interface CrawlOptions extends SettingsOptions {
   refresh?: boolean;
   url?: string;
-  startUrl?: string;
+  /** The first is where fetching begins; any further one is another start reference (the catalog's `seedUrls`). */
+  startUrl?: string[];
   name?: string;
   id?: string;
   data?: string;
@@ -81,7 +82,14 @@ function crawlOptions(verb: CrawlVerb): OptionSpec[] {
     },
     { flags: '--id <id>', description: 'the catalog with this id' },
     ...(verb === 'crawl'
-      ? [{ flags: '--start-url <url>', description: 'where fetching begins; must sit under --url (default: --url)' }]
+      ? [
+          {
+            flags: '--start-url <url>',
+            description:
+              'where fetching begins; must sit under --url (default: --url); give it again for more start references',
+            parse: (value: string, previous: string[] = []) => [...previous, value],
+          },
+        ]
       : []),
     ...(verb === 'update' ? [{ flags: '--refresh', description: 'also revisit the pages held (= merge)' }] : []),
     ...SETTINGS_OPTIONS,
@@ -121,6 +129,13 @@ export const CRAWL_COMMANDS: CommandSpec[] = VERBS.map(({ verb, summary, help, e
   }),
 );
 
+/** The settings flags given, with the start urls after the first as the catalog's further start references. */
+function settingsWithSeeds(opts: CrawlOptions): ReturnType<typeof settingsOf> {
+  const settings = settingsOf(opts);
+  const more = opts.startUrl?.slice(1) ?? [];
+  return more.length > 0 ? { ...settings, seedUrls: more } : settings;
+}
+
 /** The catalog a crawl verb needs, or one line saying what to give (exit 2). */
 function needsCatalog(action: CrawlVerb, opts: CrawlOptions, io: Io): boolean {
   if (opts.url || opts.id || opts.name) return false;
@@ -142,10 +157,10 @@ async function startJob(action: CrawlVerb, opts: CrawlOptions, ctx: CommandConte
   const job = await gf.jobs.start({
     action,
     url: opts.url,
-    startUrl: opts.startUrl,
+    startUrl: opts.startUrl?.[0],
     name: opts.name,
     id: opts.id,
-    settings: settingsOf(opts),
+    settings: settingsWithSeeds(opts),
     forcePublish: opts.forcePublish,
   });
   if (ctx.session?.interactive) {
@@ -199,14 +214,14 @@ async function runCrawl(action: CrawlVerb, opts: CrawlOptions, ctx: CommandConte
   process.on('SIGTERM', onSignal);
   let progressShown = false;
   try {
-    const settings = settingsOf(opts);
+    const settings = settingsWithSeeds(opts);
     // Before the log file or any store: a data root that is read-only, full or a file fails here, in one line.
     probeDataRoot(opts.data ?? envDataStore());
     gf = await ctx.gf(true);
     const report: RunReport = await gf.crawler.crawl({
       action,
       url: opts.url,
-      startUrl: opts.startUrl,
+      startUrl: opts.startUrl?.[0],
       name: opts.name,
       id: opts.id,
       settings,

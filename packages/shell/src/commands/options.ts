@@ -1,4 +1,4 @@
-import type { CatalogSettings, OutputLayer } from '@greenfinger/core';
+import { type CatalogSettings, ORPHAN_STRATEGIES, type OrphanStrategy, type OutputLayer } from '@greenfinger/core';
 import { InvalidArgumentError } from 'commander';
 import { intArg, listArg, numberArg } from '../args.js';
 import type { OptionSpec } from '../command-spec.js';
@@ -11,6 +11,13 @@ function ratioArg(name: string) {
       throw new InvalidArgumentError(`${name} must be a number from 0 to 1, got "${value}"`);
     return n;
   };
+}
+
+/** `--orphans`: ignore, delete or process, in any case. */
+function orphansArg(value: string): OrphanStrategy {
+  const v = value.trim().toLowerCase();
+  if ((ORPHAN_STRATEGIES as readonly string[]).includes(v)) return v as OrphanStrategy;
+  throw new InvalidArgumentError(`--orphans must be ${ORPHAN_STRATEGIES.join(', ')}, got "${value}"`);
 }
 
 /** Layers joined by `+` (or `,`), each one of `allowed`; the error names the flag and gives an example. */
@@ -49,6 +56,7 @@ export interface SettingsOptions {
   sitemap?: boolean;
   maxVersions?: number;
   minPublishRatio?: number;
+  orphans?: OrphanStrategy;
   maxRetries?: number;
   maxConsecutiveFailures?: number;
   trapDuplicates?: number;
@@ -60,6 +68,28 @@ export interface SettingsOptions {
   renderHosts?: string[];
   contentExtractor?: string;
   contentDedup?: string;
+  documents?: boolean;
+  headPass?: boolean;
+  canonical?: boolean;
+  recrawlSitemap?: boolean;
+  postImportLinks?: boolean;
+  metadataFilters?: unknown[];
+  documentFilters?: unknown[];
+  recrawlFrequencies?: unknown[];
+}
+
+/** A JSON array (a list of filters or rules); the error names the flag and shows the shape. */
+function jsonListArg(flag: string, example: string) {
+  return (value: string): unknown[] => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      throw new InvalidArgumentError(`${flag} takes a JSON array, e.g. '${example}'`);
+    }
+    if (!Array.isArray(parsed)) throw new InvalidArgumentError(`${flag} takes a JSON array, e.g. '${example}'`);
+    return parsed;
+  };
 }
 
 /** The crawl settings as options: the same on `crawl`, the other verbs and `catalog create|update`. */
@@ -115,6 +145,12 @@ export const SETTINGS_OPTIONS: OptionSpec[] = [
     parse: ratioArg('--min-publish-ratio'),
   },
   {
+    flags: '--orphans <strategy>',
+    description:
+      'pages held that a run no longer reaches, when it reaches its end: ignore (keep them), delete (remove them) or process (fetch them again) (default ignore)',
+    parse: orphansArg,
+  },
+  {
     flags: '--max-retries <n>',
     description: 'retries after a retryable fetch failure',
     parse: intArg('--max-retries', 0),
@@ -164,6 +200,35 @@ export const SETTINGS_OPTIONS: OptionSpec[] = [
     flags: '--content-dedup <name>',
     description: 'content dedup: sha256, simhash or a registered name (default: the node setting GF_CONTENT_DEDUP)',
   },
+  { flags: '--documents', description: 'read PDF, Word, text, Markdown and CSV documents into resources (default)' },
+  { flags: '--no-documents', description: 'pages only: documents are not read' },
+  { flags: '--head-pass', description: 'a HEAD before each GET, so metadata filters refuse documents unfetched' },
+  { flags: '--no-head-pass', description: 'no HEAD pass (default)' },
+  { flags: '--canonical', description: 'a copy naming another url of the catalog as canonical is not kept (default)' },
+  { flags: '--no-canonical', description: 'keep every copy, whatever canonical url it names' },
+  {
+    flags: '--recrawl-sitemap',
+    description: 'merge skips pages whose sitemap lastmod/changefreq says not due (default)',
+  },
+  { flags: '--no-recrawl-sitemap', description: 'merge revisits every page, whatever the sitemap says' },
+  { flags: '--post-import-links', description: "queue the links inside documents (a PDF's links) (default)" },
+  { flags: '--no-post-import-links', description: 'do not follow the links inside documents' },
+  {
+    flags: '--metadata-filters <json>',
+    description:
+      'filters on headers, a JSON array (docs/flow.md), e.g. \'[{"header":"content-length","min":5000000}]\'',
+    parse: jsonListArg('--metadata-filters', '[{"header":"content-type","match":"^image/"}]'),
+  },
+  {
+    flags: '--document-filters <json>',
+    description: 'filters on text, title, url or type, a JSON array, e.g. \'[{"match":"lorem ipsum"}]\'',
+    parse: jsonListArg('--document-filters', '[{"field":"title","match":"^draft"}]'),
+  },
+  {
+    flags: '--recrawl-frequencies <json>',
+    description: 'minimum recrawl frequencies for merge, a JSON array, e.g. \'[{"match":"/news/","every":"1h"}]\'',
+    parse: jsonListArg('--recrawl-frequencies', '[{"match":"/archive/","every":"monthly"}]'),
+  },
 ];
 
 /** `--data DIR`: every command of the one-line CLI takes it; the prompt has the one it was opened on. */
@@ -200,6 +265,7 @@ export function settingsOf(o: SettingsOptions): Partial<CatalogSettings> {
     sitemap: o.sitemap,
     maxVersions: o.maxVersions,
     minPublishRatio: o.minPublishRatio,
+    orphans: o.orphans,
     maxRetries: o.maxRetries,
     maxConsecutiveFailures: o.maxConsecutiveFailures,
     trapDuplicates: o.trapDuplicates,
@@ -211,6 +277,14 @@ export function settingsOf(o: SettingsOptions): Partial<CatalogSettings> {
     renderHosts: o.renderHosts,
     contentExtractor: o.contentExtractor,
     contentDedup: o.contentDedup,
+    documents: o.documents,
+    headPass: o.headPass,
+    canonical: o.canonical,
+    recrawlSitemap: o.recrawlSitemap,
+    postImportLinks: o.postImportLinks,
+    metadataFilters: o.metadataFilters as CatalogSettings['metadataFilters'] | undefined,
+    documentFilters: o.documentFilters as CatalogSettings['documentFilters'] | undefined,
+    recrawlFrequencies: o.recrawlFrequencies as CatalogSettings['recrawlFrequencies'] | undefined,
   };
   return Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
 }
