@@ -288,11 +288,12 @@ export class FileExtractor implements Extractor {
       }
       const kind = contentKind(contentType);
       const markup = kind !== 'other';
-      const wanted = options.binary || (options.pagesOnly ? kind === 'page' : markup);
+      const documentCap = options.document?.(contentType, url);
+      const wanted = options.binary || documentCap !== undefined || (options.pagesOnly ? kind === 'page' : markup);
       if (options.method === 'HEAD' || !wanted) {
         return { ...empty, status: 200, elapsedMs: performance.now() - started };
       }
-      const cap = options.maxBytes ?? this.#maxBodyBytes;
+      const cap = documentCap ?? options.maxBytes ?? this.#maxBodyBytes;
       if (st.size > cap) throw tooLarge(url, `${st.size} bytes`, cap);
       const body = await readCapped(handle, cap, url, options.signal);
       const result: FetchResult = { ...base, status: 200, charset: '', body, elapsedMs: 0 };

@@ -2,6 +2,7 @@ import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Greenfinger, type LedgerRow, type RunReport, urlHash } from '@greenfinger/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeDocx, makePdf } from '../support/documents.js';
 import { createTempDir, type TempDir } from '../support/tmp.js';
 
 const page = (title: string, body: string, links: string[] = []) =>
@@ -13,7 +14,7 @@ const page = (title: string, body: string, links: string[] = []) =>
  * The folder the test crawls: nested folders, html files linking to each other, dot-files, an asset, documents, and
  * an archive/ the catalog excludes (whose files must never be read).
  */
-const FIXTURE: Record<string, string> = {
+const FIXTURE: Record<string, string | Buffer> = {
   'index.html': page('Home of the orchard', 'Welcome to the orchard notes about apples and pears.', [
     'guide/intro.html',
     'about%20us.html',
@@ -25,7 +26,9 @@ const FIXTURE: Record<string, string> = {
   'guide/deep/grafting.html': page('Grafting', 'A scion is joined to the rootstock with a whip and tongue cut.'),
   'guide/été/ünï.html': page('Unicode names', 'Greengages ripen in the warm summer sun.'),
   'notes.txt': 'Plain notes about the soil and its drainage.',
-  'paper.pdf': '%PDF-1.4 a document the document parsers will read',
+  'paper.pdf': makePdf({ title: 'Orchard paper', pages: ['Codling moths are trapped with pheromone lures.'] }),
+  'plan.docx': makeDocx({ title: 'Planting plan', paragraphs: ['Quince trees along the east wall.'] }),
+  'readme.md': '# Orchard readme\n\nMulch the **espaliers** before the first frost.\n',
   'style.css': 'body { color: green }',
   '.hidden.html': page('Hidden', 'A dot file is never listed.'),
   '.secret/inside.html': page('Secret', 'A dot folder is never listed.'),
@@ -33,7 +36,7 @@ const FIXTURE: Record<string, string> = {
   'archive/nested/older.html': page('Older', 'Mothballed nested pages are never listed.'),
 };
 
-function write(root: string, files: Record<string, string>): void {
+function write(root: string, files: Record<string, string | Buffer>): void {
   for (const [rel, text] of Object.entries(files)) {
     mkdirSync(dirname(join(root, rel)), { recursive: true });
     writeFileSync(join(root, rel), text);
@@ -88,15 +91,27 @@ describe('file-system source', () => {
     expect(first.ending.published).toBe(true);
   });
 
-  it('saves every html file of the tree, linked or only listed', async () => {
+  it('saves every html file and document of the tree, linked or only listed', async () => {
     const rows = await ledger();
     const saved = [...rows.values()].filter((r) => r.outcome === 'SAVED').map((r) => r.url);
     expect(saved.sort()).toEqual(
-      ['about us.html', 'gone.html', 'guide/deep/grafting.html', 'guide/intro.html', 'guide/été/ünï.html', 'index.html']
+      [
+        'about us.html',
+        'gone.html',
+        'guide/deep/grafting.html',
+        'guide/intro.html',
+        'guide/été/ünï.html',
+        'index.html',
+        'notes.txt',
+        'paper.pdf',
+        'plan.docx',
+        'readme.md',
+      ]
         .map(url)
         .sort(),
     );
-    expect(first.produced.saved).toBe(6);
+    expect(first.produced.saved).toBe(10);
+    expect(first.flow?.noted).toMatchObject({ 'documents:pdf': 1, 'documents:docx': 1, 'documents:text': 2 });
     const intro = rows.get(url('guide/intro.html'));
     expect(intro).toMatchObject({ state: 'done', status: 200, depth: 2 });
     expect(intro?.referrer).toMatch(/^file:\/\/\//);
@@ -113,8 +128,9 @@ describe('file-system source', () => {
         [url('guide/été/'), 2],
       ].sort(),
     );
-    // index.html, about us.html, gone.html, notes.txt, paper.pdf, style.css, guide/, archive/ (no dot-files).
-    expect(rows.get(folder)?.reason).toBe('8 entries');
+    // index.html, about us.html, gone.html, notes.txt, paper.pdf, plan.docx, readme.md, style.css, guide/, archive/
+    // (no dot-files).
+    expect(rows.get(folder)?.reason).toBe('10 entries');
     const why = await gf.ledger.why(url('guide/'));
     expect(why.explanation).toMatch(/folder/);
   });
@@ -130,13 +146,14 @@ describe('file-system source', () => {
     expect(below).toEqual([url('archive/')]);
     expect([...rows.keys()].filter((u) => u.includes('.hidden') || u.includes('.secret'))).toEqual([]);
     expect(rows.get(url('style.css'))).toMatchObject({ outcome: 'REJECTED_ASSET' });
-    // The documents reach the document pipeline (the asset check lets them through in a catalog of a folder).
-    expect(rows.get(url('paper.pdf'))?.state).not.toBe('rejected');
-    expect(rows.get(url('notes.txt'))?.state).not.toBe('rejected');
   });
 
   it('finds the files by their words', async () => {
     expect(await words('sap sleeps')).toEqual(['guide/intro.html']);
+    expect(await words('drainage')).toEqual(['notes.txt']);
+    expect(await words('pheromone')).toEqual(['paper.pdf']);
+    expect(await words('quince')).toEqual(['plan.docx']);
+    expect(await words('espaliers')).toEqual(['readme.md']);
     expect(await words('greengages')).toEqual(['guide/été/ünï.html']);
     expect(await words('mothballed')).toEqual([]);
   });
@@ -172,7 +189,8 @@ describe('file-system source', () => {
     // Linked from the unchanged about page, whose stored links are followed: revisited, and gone.
     expect(rows.get(url('gone.html'))).toMatchObject({ state: 'failed', outcome: 'REJECTED_NOTFOUND', status: 404 });
     expect(rows.get(url('guide/'))?.outcome).toBe('LISTED');
-    expect(merged.urls.unmodified).toBe(4);
+    // The four unchanged html files and the four documents.
+    expect(merged.urls.unmodified).toBe(8);
 
     // The changed file kept its id, with its new text.
     const after = await db.resources.findResourceByUrlHash(cat!.id, 0, urlHash(url('guide/intro.html')));
