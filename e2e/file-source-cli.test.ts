@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makePdf } from '../packages/core/test/support/documents.js';
 import { createTempDir, type TempDir } from '../packages/core/test/support/tmp.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -37,6 +38,11 @@ describe('crawling a folder from the command line', () => {
     );
     writeFileSync(join(docs, 'drafts', 'unfinished.html'), html('Draft', 'Quinces are still a secret here.'));
     writeFileSync(join(docs, '.private.html'), html('Private', 'Nobody reads the dotted medlar page.'));
+    writeFileSync(
+      join(docs, 'orchard', 'harvest.pdf'),
+      makePdf({ title: 'Harvest log', pages: ['Bramleys were picked in the second week of October.'] }),
+    );
+    writeFileSync(join(docs, 'orchard', 'cider.md'), '# Cider\n\nPress the windfalls with a rack and cloth.\n');
     folder = `${pathToFileURL(docs).href}/`;
     data = join(tmp.path, 'data');
   });
@@ -58,7 +64,7 @@ describe('crawling a folder from the command line', () => {
     ]);
     expect(r.status, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as { produced: { saved: number }; ending: { published: boolean } };
-    expect(report.produced.saved).toBe(3);
+    expect(report.produced.saved).toBe(5);
     expect(report.ending.published).toBe(true);
 
     const found = (q: string) => {
@@ -68,6 +74,8 @@ describe('crawling a folder from the command line', () => {
     };
     expect(found('russets cellar')).toEqual([`${folder}orchard/apples.html`]);
     expect(found('conference pears')).toEqual([`${folder}orchard/pears/conference.html`]);
+    expect(found('bramleys october')).toEqual([`${folder}orchard/harvest.pdf`]);
+    expect(found('windfalls rack')).toEqual([`${folder}orchard/cider.md`]);
     expect(found('quinces')).toEqual([]);
     expect(found('medlar')).toEqual([]);
 
