@@ -62,7 +62,10 @@ export function analyseLog(lines) {
  * node: the measured process is the crawler itself): fresh data dir, outputs as given, no politeness interval,
  * 16 pages and 16 requests per host in flight.
  */
-function ours(label, { outputs = 'file+index', concurrency = 16, threads = concurrency, noImages = false } = {}) {
+function ours(
+  label,
+  { outputs = 'file+index', concurrency = 16, threads = concurrency, noImages = false, extractor, env } = {},
+) {
   return {
     label,
     ours: true,
@@ -89,7 +92,9 @@ function ours(label, { outputs = 'file+index', concurrency = 16, threads = concu
           '--host-concurrency',
           String(concurrency),
           ...(noImages ? ['--no-images'] : []),
+          ...(extractor ? ['--extractor', extractor] : []),
         ],
+        env: env ? { ...process.env, ...env } : undefined,
         cleanup: () => rmSync(data, { recursive: true, force: true }),
       };
     },
@@ -125,7 +130,7 @@ async function crawlOnce(corpusName, crawler, { latencyMs = 0, timeoutMs = 900_0
   const spec = crawler.start(corpus);
   let m;
   try {
-    m = await measure(spec.command, spec.args, { cwd: repoRoot, timeoutMs });
+    m = await measure(spec.command, spec.args, { cwd: repoRoot, timeoutMs, ...(spec.env ? { env: spec.env } : {}) });
   } finally {
     await corpus.stop();
     spec.cleanup?.();
@@ -462,4 +467,58 @@ export async function vectorsBench({ runs = 3, quietWaitS } = {}) {
   goals.push(goal('vectors: every page saved exactly once', saved.pass, saved.detail));
   saveResults('vectors', { runs, summaries: [a, b], msPerPage, spanOn, spanOff, gapOn, records, goals });
   return { summaries: [a, b], goals };
+}
+
+/**
+ * `extractor`: what the default extractor costs on a site that needs no browser. The handbook crawled with
+ * `--extractor http` (the baseline: no detector), `adaptive` (the default: the RenderingDetector until the render
+ * memory knows a pattern, GF_RENDER_MEMORY_STATIC pages) and `adaptive` with the memory off for static patterns
+ * (GF_RENDER_MEMORY_STATIC=0: every page put to the detector), alternating, each on a fresh data dir.
+ */
+export async function extractorBench({ runs = 3, corpus = 'handbook', quietWaitS } = {}) {
+  const http = ours('http', { extractor: 'http' });
+  const adaptive = ours('adaptive', { extractor: 'adaptive' });
+  const always = ours('adaptive, detector on every page', {
+    extractor: 'adaptive',
+    env: { GF_RENDER_MEMORY_STATIC: '0' },
+  });
+  const crawlers = [http, adaptive, always];
+  console.log(`\n== extractor: ${corpus}, ${crawlers.map((c) => c.label).join(' vs ')}, ${runs} run(s) ==`);
+  const records = await runAll(corpus, crawlers, runs, () => ({}), quietWaitS);
+  const summaries = crawlers.map((c) => summarise(records, c.label));
+  console.log(`\n${crawlTable(summaries)}\n`);
+  const [base] = summaries;
+  const ratioRows = summaries
+    .slice(1)
+    .map((s) => [
+      `${s.label} / http`,
+      fmt(s.wallS / base.wallS, 3),
+      fmt(s.cpuS / base.cpuS, 3),
+      fmt(s.peakRssMb / base.peakRssMb, 3),
+    ]);
+  console.log(`${mdTable(['ratio (medians)', 'wall', 'CPU', 'peak RSS'], ratioRows)}\n`);
+  const adaptiveRuns = records.filter((r) => r.crawler !== http.label);
+  const memory = adaptiveRuns.map((r) => r.report?.rendered?.memory);
+  for (const c of crawlers.slice(1)) {
+    const m = records.find((r) => r.crawler === c.label)?.report?.rendered?.memory;
+    console.log(`${c.label}: detector asked ${m?.detected ?? 'n/a'}, not asked ${m?.overHttp ?? 'n/a'}`);
+  }
+  const rendered = adaptiveRuns.map((r) => r.report?.rendered?.pages ?? Number.NaN);
+  const a = summaries[1];
+  const goals = [
+    goal(
+      `extractor: adaptive renders nothing on ${corpus} (no browser started)`,
+      rendered.every((n) => n === 0) && memory.every((m) => m?.toBrowser === 0),
+      `${rendered.join(', ')} pages rendered over ${adaptiveRuns.length} adaptive crawls`,
+    ),
+    goal(
+      'extractor: the default costs nothing measurable (median CPU and wall within 5% of http)',
+      a.cpuS <= base.cpuS * 1.05 && a.wallS <= base.wallS * 1.05,
+      `CPU ${fmt(a.cpuS, 2)} vs ${fmt(base.cpuS, 2)} s (${fmt(a.cpuS / base.cpuS, 3)}), wall ${fmt(a.wallS, 2)} vs ${fmt(base.wallS, 2)} s (${fmt(a.wallS / base.wallS, 3)})`,
+    ),
+  ];
+  const saved = savedOnce(records);
+  goals.push(goal(`extractor: every page saved exactly once`, saved.pass, saved.detail));
+  saveResults('extractor', { corpus, runs, summaries, records, goals });
+  return { summaries, goals };
 }

@@ -5,18 +5,19 @@
 //   frontier            LevelFrontier / LevelUrlFilter at 100k and 1M urls
 //   search              SearchService over real crawls + generated pages           (--pages N, --queries N, --data DIR, --corpora a,b, --recall-queries N)
 //   embed               time to search: python quick start per embedding variant   (--variants baseline,workers2,chunks2000, --recall-queries N)
+//   extractor           handbook with --extractor http vs adaptive (the default) vs adaptive detecting every page
 //   all                 every one of the above
 //   render              adaptive extractor vs always-browser, client pages among static ones (--client N, --static N;
 //                       not in `all`: always-browser renders every page, about 1 page/s on 2 cores)
 // Every crawl first waits (at most --quiet-wait S, default 60) for the rest of the machine to go quiet.
 // Results: a markdown table per bench on stdout, JSON in bench/results/<name>-<stamp>.json.
-import { compareBench, latencyBench, vectorsBench } from './crawl.mjs';
+import { compareBench, extractorBench, latencyBench, vectorsBench } from './crawl.mjs';
 import { embedBench } from './embed.mjs';
 import { frontierBench } from './frontier-bench.mjs';
 import { renderBench } from './render.mjs';
 import { searchBench } from './search.mjs';
 
-const NAMES = ['handbook', 'python', 'latency', 'vectors', 'frontier', 'search', 'embed'];
+const NAMES = ['handbook', 'python', 'latency', 'vectors', 'frontier', 'search', 'embed', 'extractor'];
 
 function parseArgs(argv) {
   const names = [];
@@ -67,6 +68,8 @@ for (const name of wanted) {
       concurrency: num('concurrency', 64),
       quietWaitS,
     });
+  } else if (name === 'extractor') {
+    result = await extractorBench({ runs, quietWaitS });
   } else if (name === 'vectors') {
     result = await vectorsBench({ runs, quietWaitS });
   } else if (name === 'embed') {

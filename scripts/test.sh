@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test.sh — what `npm test` runs (and CI, through .ci/run): everything from a fresh Debian machine with Node 20.
 #
-#   1. system packages: as root, apt-get installs what is missing (nginx curl chromium postgresql redis-server
+#   1. system packages: as root, apt-get installs what is missing (nginx curl chromium tini postgresql redis-server
 #      python3-scrapy, and the two corpora through shared/tools/serve-corpus.sh); without root, prints what is
 #      missing and how to install it, and stops
 #   2. services: PostgreSQL (GF_TEST_PG_URL) and Redis (REDIS_URL): uses the ones given or listening on the default
@@ -77,7 +77,7 @@ free_port() { # first closed port from $1 upwards
 
 # --- 1. system packages ---------------------------------------------------------------------------------
 phase "system packages"
-SYSTEM_PKGS=(nginx curl chromium postgresql redis-server python3-scrapy)
+SYSTEM_PKGS=(nginx curl chromium tini postgresql redis-server python3-scrapy)
 CORPUS_PKGS=(python3.11-doc debian-handbook)
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 missing_sys=() missing_corpus=()

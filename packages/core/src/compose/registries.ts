@@ -6,6 +6,8 @@ import { AdaptiveExtractor } from '../fetch/adaptive-extractor.js';
 import { BrowserExtractor } from '../fetch/browser-extractor.js';
 import type { Extractor } from '../fetch/extractor.js';
 import { HttpExtractor } from '../fetch/http-extractor.js';
+import type { Pacer } from '../fetch/politeness.js';
+import type { RenderMemory, RenderPolicy } from '../fetch/render-memory.js';
 import { createRenderingDetector } from '../fetch/rendering-detector.js';
 import { Registry } from '../registry.js';
 import type { FetcherContext, NodeContext, RunContext } from './components.js';
@@ -18,6 +20,19 @@ export const fetcherRegistry = new Registry<(ctx: FetcherContext) => Extractor>(
 /** What an extractor factory gets: the run, and the fetcher of the run (which the extractor it builds owns). */
 export interface ExtractorContext extends RunContext {
   readonly http: Extractor;
+  /** The node's render memory (built on first call). Absent outside the composition: nothing is remembered. */
+  readonly renderMemory?: (() => RenderMemory) | undefined;
+  /** The run's politeness for a rendered page's own requests. Absent: they are not spaced. */
+  readonly pacer?: Pacer | undefined;
+}
+
+/** When the adaptive extractor takes the render memory's word (GF_RENDER_MEMORY_RENDERS, _STATIC, _RECHECK). */
+export function renderPolicyOf(ctx: NodeContext): RenderPolicy {
+  return {
+    renderAfter: ctx.settings.renderMemoryRenders,
+    staticAfter: ctx.settings.renderMemoryStatic,
+    recheckEvery: ctx.settings.renderMemoryRecheck,
+  };
 }
 
 /** The RenderingDetector with the node's thresholds (GF_RENDER_MIN_TEXT_CHARS, GF_RENDER_MAX_SCRIPT_SHARE). */
@@ -43,6 +58,7 @@ export function browserExtractorOf(ctx: ExtractorContext): BrowserExtractor {
     minTextChars: s.renderMinTextChars,
     detector: renderingDetectorOf(ctx),
     allowHosts: ctx.catalog.settings.renderHosts,
+    pacer: ctx.pacer,
     userAgent: s.userAgent,
     log: ctx.log.child({ component: 'browser' }),
   });
@@ -50,12 +66,18 @@ export function browserExtractorOf(ctx: ExtractorContext): BrowserExtractor {
 
 /**
  * Extractors by name, for the catalog field `extractor`: how the run's fetcher is used for pages. `http` is the
- * fetcher alone; `browser` renders every html page; `adaptive` renders only what the RenderingDetector calls a shell.
+ * fetcher alone; `browser` renders every html page; `adaptive` (the default) renders only what the
+ * RenderingDetector calls a shell, steered by the node's render memory.
  */
 export const extractorRegistry = new Registry<(ctx: ExtractorContext) => Extractor>('--extractor', {
   http: (ctx) => ctx.http,
   browser: (ctx) => browserExtractorOf(ctx),
-  adaptive: (ctx) => new AdaptiveExtractor(ctx.http, browserExtractorOf(ctx), renderingDetectorOf(ctx)),
+  adaptive: (ctx) =>
+    new AdaptiveExtractor(ctx.http, browserExtractorOf(ctx), renderingDetectorOf(ctx), {
+      memory: ctx.renderMemory?.(),
+      policy: renderPolicyOf(ctx),
+      log: ctx.log.child({ component: 'adaptive' }),
+    }),
 });
 
 /**

@@ -13,6 +13,17 @@ export interface HostPolitenessOptions {
 /** Give back a slot taken with {@link HostPoliteness.acquire}; calling it twice is harmless. */
 export type Release = () => void;
 
+/**
+ * Spacing for a request made inside a slot already held: a rendered page's own requests (its scripts, its data)
+ * while the page holds its host's slot. `pace` waits until the host's interval since the last request start (a
+ * page's or a subresource's) has passed, then counts this start; it never waits for a slot, since the slot it runs
+ * in is already held — a second slot taken while holding one deadlocks as soon as every slot of the host is held by
+ * a page rendering. Rejects if `signal` aborts first.
+ */
+export interface Pacer {
+  pace(host: string, signal?: AbortSignal): Promise<void>;
+}
+
 interface Waiter {
   resolve: (release: Release) => void;
   reject: (err: unknown) => void;
@@ -24,6 +35,8 @@ interface HostState {
   inFlight: number;
   nextStart: number;
   queue: Waiter[];
+  /** Requests inside a slot already held (see {@link Pacer}): served before `queue`, without a slot of their own. */
+  paced: Waiter[];
   timer: NodeJS.Timeout | null;
   maxInFlight: number;
 }
@@ -31,9 +44,10 @@ interface HostState {
 /**
  * Per-host politeness: at most `maxPerHost` requests in flight and at least `minIntervalMs` (or the host's
  * robots.txt crawl-delay, when longer) between two request starts. Waiters are served FIFO by timers
- * (unref'd, no busy waiting); idle hosts are forgotten, so memory follows the hosts in use.
+ * (unref'd, no busy waiting); idle hosts are forgotten, so memory follows the hosts in use. `pace` spaces the
+ * requests made inside a slot already held (a rendered page's scripts and data) by the same interval.
  */
-export class HostPoliteness {
+export class HostPoliteness implements Pacer {
   private readonly maxPerHost: number;
   private readonly minIntervalMs: number;
   private readonly maxDelayHosts: number;
@@ -70,6 +84,18 @@ export class HostPoliteness {
 
   /** Wait for a slot on `host`; resolves to the function that gives it back. Rejects if `signal` aborts first. */
   acquire(host: string, signal?: AbortSignal): Promise<Release> {
+    return this.#wait(host, signal, 'queue');
+  }
+
+  /**
+   * Wait for the host's interval, for a request made inside a slot already held (see {@link Pacer}); served ahead of
+   * the waiters for a slot. Rejects if `signal` aborts first.
+   */
+  async pace(host: string, signal?: AbortSignal): Promise<void> {
+    await this.#wait(host, signal, 'paced');
+  }
+
+  #wait(host: string, signal: AbortSignal | undefined, line: 'queue' | 'paced'): Promise<Release> {
     if (this.closed) {
       return Promise.reject(
         new CrawlerError('STAGE', 'politeness: HostPoliteness is closed', {
@@ -80,7 +106,7 @@ export class HostPoliteness {
     if (signal?.aborted) return Promise.reject(signal.reason);
     let state = this.hosts.get(host);
     if (!state) {
-      state = { inFlight: 0, nextStart: 0, queue: [], timer: null, maxInFlight: 0 };
+      state = { inFlight: 0, nextStart: 0, queue: [], paced: [], timer: null, maxInFlight: 0 };
       this.hosts.set(host, state);
     }
     const s = state;
@@ -88,14 +114,14 @@ export class HostPoliteness {
       const waiter: Waiter = { resolve, reject, signal, onAbort: undefined };
       if (signal) {
         waiter.onAbort = () => {
-          const i = s.queue.indexOf(waiter);
-          if (i >= 0) s.queue.splice(i, 1);
+          const i = s[line].indexOf(waiter);
+          if (i >= 0) s[line].splice(i, 1);
           reject(signal.reason);
           this.pump(host, s);
         };
         signal.addEventListener('abort', waiter.onAbort, { once: true });
       }
-      s.queue.push(waiter);
+      s[line].push(waiter);
       this.pump(host, s);
     });
   }
@@ -113,11 +139,15 @@ export class HostPoliteness {
   /** Live numbers for one host. */
   stats(host: string): { inFlight: number; queued: number; maxInFlight: number } {
     const s = this.hosts.get(host);
-    return { inFlight: s?.inFlight ?? 0, queued: s?.queue.length ?? 0, maxInFlight: s?.maxInFlight ?? 0 };
+    return {
+      inFlight: s?.inFlight ?? 0,
+      queued: (s?.queue.length ?? 0) + (s?.paced.length ?? 0),
+      maxInFlight: s?.maxInFlight ?? 0,
+    };
   }
 
   private pump(host: string, s: HostState): void {
-    while (s.queue.length > 0 && s.inFlight < this.maxPerHost) {
+    while (s.paced.length > 0 || (s.queue.length > 0 && s.inFlight < this.maxPerHost)) {
       const now = Date.now();
       if (now < s.nextStart) {
         if (!s.timer) {
@@ -129,12 +159,19 @@ export class HostPoliteness {
         }
         return;
       }
+      s.nextStart = now + this.intervalFor(host);
+      const paced = s.paced.shift();
+      if (paced) {
+        // Inside a slot already held: no slot of its own, nothing to give back.
+        if (paced.onAbort) paced.signal?.removeEventListener('abort', paced.onAbort);
+        paced.resolve(() => undefined);
+        continue;
+      }
       const w = s.queue.shift()!;
       if (w.onAbort) w.signal?.removeEventListener('abort', w.onAbort);
       s.inFlight++;
       if (s.inFlight > s.maxInFlight) s.maxInFlight = s.inFlight;
       if (s.inFlight > this.maxObserved) this.maxObserved = s.inFlight;
-      s.nextStart = now + this.intervalFor(host);
       let released = false;
       w.resolve(() => {
         if (released) return;
@@ -147,7 +184,7 @@ export class HostPoliteness {
   }
 
   private forgetIfIdle(host: string, s: HostState): void {
-    if (s.inFlight > 0 || s.queue.length > 0) return;
+    if (s.inFlight > 0 || s.queue.length > 0 || s.paced.length > 0) return;
     const wait = s.nextStart - Date.now();
     if (wait <= 0) {
       if (this.hosts.get(host) === s) this.hosts.delete(host);
@@ -167,7 +204,7 @@ export class HostPoliteness {
     this.closed = true;
     for (const s of this.hosts.values()) {
       if (s.timer) clearTimeout(s.timer);
-      for (const w of s.queue.splice(0)) {
+      for (const w of [...s.queue.splice(0), ...s.paced.splice(0)]) {
         if (w.onAbort) w.signal?.removeEventListener('abort', w.onAbort);
         w.reject(
           new CrawlerError('STAGE', 'politeness: HostPoliteness closed while waiting for a slot', {

@@ -280,6 +280,10 @@ export class CrawlService {
           }
         : {}),
     });
+    const memory = parts.renderStats();
+    if (memory && Object.values(memory).some((n) => n > 0)) {
+      report.rendered = { ...(report.rendered ?? { pages: 0, reasons: {} }), memory };
+    }
     if (result.published && result.counters.saved === 0 && (action === 'update' || action === 'merge')) {
       report.ending.note = `nothing changed since v${version}`;
     }

@@ -66,6 +66,14 @@ describe('Chromium children when Greenfinger is PID 1 (a container without an in
     expect(chromiumProcesses()).toEqual([]);
   }, 120_000);
 
+  it("tini as PID 1 (the Docker image's entrypoint: tini -- node …) reaps every Chromium child", async () => {
+    // scripts/test.sh installs Debian's tini, as docker/Dockerfile does.
+    const tini = await left([...unshare, '/usr/bin/tini', '--', ...node]);
+    expect(tini).toMatchObject({ pid: 2, rendered: 4, launched: 2, zombies: 0 });
+    expect(tini.alive.filter((a) => /chrom/i.test(a))).toEqual([]);
+    expect(chromiumProcesses()).toEqual([]);
+  }, 120_000);
+
   it('kill -9 of the crawler (PID 1 of its namespace) takes every Chromium with it', async () => {
     const { child, lines } = run([...unshare, ...node], { HOLD: '1', PAGES: '1', RECYCLE: '100' });
     const end = Date.now() + 45_000;

@@ -11,11 +11,21 @@ export interface ClientSite extends AsyncDisposable {
   readonly origin: string;
   /** The other host (host:port) the client pages reference. */
   readonly otherHost: string;
-  /** Every request: path, and `browser` when Chromium made it. */
-  readonly requests: { path: string; browser: boolean }[];
+  /** Every request: path, `browser` when Chromium made it, when it arrived and when its answer was sent (epoch ms). */
+  readonly requests: ClientRequest[];
   /** Requests that reached the other host. */
   readonly otherRequests: string[];
   close(): Promise<void>;
+}
+
+/** One request the site answered. */
+export interface ClientRequest {
+  path: string;
+  browser: boolean;
+  /** Epoch ms the request arrived. */
+  at: number;
+  /** Epoch ms its answer was sent (0 until then). */
+  end: number;
 }
 
 /** What the fixture holds, and what a crawl must find. */
@@ -46,7 +56,7 @@ function page(title: string, body: string): string {
 }
 
 export async function startClientSite(): Promise<ClientSite> {
-  const requests: { path: string; browser: boolean }[] = [];
+  const requests: ClientRequest[] = [];
   const otherRequests: string[] = [];
   const other = createServer((req, res) => {
     otherRequests.push(req.url ?? '/');
@@ -145,7 +155,11 @@ addEventListener('scroll', () => { if (innerHeight + scrollY >= document.body.sc
 
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    requests.push({ path, browser: req.headers['sec-ch-ua'] !== undefined });
+    const logged: ClientRequest = { path, browser: req.headers['sec-ch-ua'] !== undefined, at: Date.now(), end: 0 };
+    requests.push(logged);
+    res.on('finish', () => {
+      logged.end = Date.now();
+    });
     const p = pages[path];
     if (!p) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');

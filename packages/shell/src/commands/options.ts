@@ -185,7 +185,7 @@ export const SETTINGS_OPTIONS: OptionSpec[] = [
   {
     flags: '--extractor <name>',
     description:
-      'how pages are fetched: http, browser (every page rendered in Chromium) or adaptive (rendered only when it looks like an empty shell) (default http)',
+      'how pages are fetched: adaptive (rendered in Chromium only when it looks like an empty shell), http (never rendered) or browser (every page rendered) (default adaptive)',
   },
   {
     flags: '--render-hosts <hosts>',
