@@ -139,6 +139,24 @@ describe('every route: access, envelope, errors', () => {
     expect(wrongType.json().message).toMatch(/settings\.depth/);
   });
 
+  it('the orphans setting is one of ignore, delete and process', async () => {
+    const create = (orphans: string) =>
+      f.call({
+        method: 'POST',
+        url: '/v2/catalog',
+        as: 'admin',
+        payload: { name: 'orphans', url: 'http://127.0.0.1:9/', settings: { orphans } },
+      });
+    const bad = await create('sometimes');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().message).toMatch(/settings\.orphans/);
+    const created = await create('delete');
+    expect(created.statusCode).toBe(201);
+    expect(created.json().data.settings.orphans).toBe('delete');
+    const del = await f.call({ method: 'DELETE', url: '/v2/catalog/orphans', as: 'admin' });
+    expect(del.statusCode).toBe(200);
+  });
+
   it('creates a catalog from a partial body, merges a later patch, and deletes it', async () => {
     const created = await f.call({
       method: 'POST',

@@ -28,6 +28,7 @@ export const Outcome = {
   REJECTED_PREMATURE: 'REJECTED_PREMATURE', // an incremental run: not due yet (sitemap lastmod, changefreq, minimum frequency)
   REJECTED_IMPORT: 'REJECTED_IMPORT', // the importer (a DocumentContentParser) could not read the document
   LISTED: 'LISTED', // a folder of a file-system source: its children were queued, the folder itself is no resource
+  REJECTED_ORPHAN: 'REJECTED_ORPHAN', // held from an earlier session, not reached by this one: removed at its end (orphans: delete)
   REJECTED_ERROR: 'REJECTED_ERROR', // something threw
   REJECTED_ABANDONED: 'REJECTED_ABANDONED', // the run ended before it was handled
 } as const;

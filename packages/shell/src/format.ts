@@ -1,4 +1,4 @@
-import type { CrawlProgress, RunReport, SearchResponse } from '@greenfinger/core';
+import { type CrawlProgress, orphansLine, type RunReport, type SearchResponse } from '@greenfinger/core';
 
 const n = (v: number): string => v.toLocaleString('en-US');
 
@@ -59,6 +59,8 @@ export function formatSummary(r: RunReport): string {
     lines.push(
       `embedding: ${r.embedding.model} (${r.embedding.dims}-d), ${n(r.embedding.chunks)} chunks, ${r.embedding.msPerPage} ms/page`,
     );
+  const orphans = orphansLine(r.orphans);
+  if (orphans) lines.push(orphans);
   lines.push(`ending: ${r.ending.reason} — ${r.ending.note ?? ''}`);
   if (r.path) lines.push(`report: ${r.path}`);
   if (r.ending.published) lines.push(`next: greenfinger search "<words>" --catalog "${r.catalog}"`);

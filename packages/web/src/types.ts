@@ -7,6 +7,8 @@ export interface CatalogSettings {
   intervalMs?: number;
   outputs?: string[];
   images?: boolean;
+  /** What a crawl that reaches its end does with the pages it no longer reaches. */
+  orphans?: 'ignore' | 'delete' | 'process';
   [k: string]: unknown;
 }
 

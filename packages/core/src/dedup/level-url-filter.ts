@@ -111,6 +111,18 @@ export class LevelUrlFilter implements ExistingUrlPathFilter {
     }
   }
 
+  /** The keys go; the Bloom filter cannot forget, so `has` reads LevelDB for them (and answers false). */
+  async forgetAll(catalogId: string, version: number, urlHashes: string[]): Promise<void> {
+    this.#check();
+    if (urlHashes.length === 0) return;
+    const p = prefix(catalogId, version);
+    try {
+      await this.#db.batch(urlHashes.map((h) => ({ type: 'del' as const, key: `${p}${h}` })));
+    } catch (err) {
+      throw levelError(err, this.dir, this.#label, 'writing');
+    }
+  }
+
   async clearVersion(catalogId: string, version: number): Promise<void> {
     this.#check();
     const p = prefix(catalogId, version);

@@ -26,6 +26,12 @@ export class MemoryUrlFilter implements ExistingUrlPathFilter {
     for (const h of urlHashes) set.add(h);
   }
 
+  async forgetAll(catalogId: string, version: number, urlHashes: string[]): Promise<void> {
+    this.#check();
+    const set = this.#versions.get(`${catalogId}:${version}`);
+    for (const h of urlHashes) set?.delete(h);
+  }
+
   async clearVersion(catalogId: string, version: number): Promise<void> {
     this.#check();
     this.#versions.delete(`${catalogId}:${version}`);

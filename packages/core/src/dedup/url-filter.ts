@@ -6,6 +6,11 @@ export interface ExistingUrlPathFilter {
   has(catalogId: string, version: number, urlHash: string): Promise<boolean>;
   mark(catalogId: string, version: number, urlHash: string): Promise<void>;
   markAll(catalogId: string, version: number, urlHashes: string[]): Promise<void>;
+  /**
+   * Forget these urls of a version (a page removed at a session's end: an orphan deleted, a duplicate of a removed
+   * page), so a later link to one queues it as a new url. `has` answers false for them from now on.
+   */
+  forgetAll(catalogId: string, version: number, urlHashes: string[]): Promise<void>;
   /** Forget a whole version (delete / fresh crawl). */
   clearVersion(catalogId: string, version: number): Promise<void>;
   close(): Promise<void>;

@@ -65,6 +65,12 @@ export interface CrawlFrontier {
   checkpoint(): Promise<string | undefined>;
   /** sha256 url hashes of the urls acked (done) during this run, in batches. */
   doneUrlHashes(batch?: number): AsyncIterable<string[]>;
+  /**
+   * Forget that these urls were handled (done) during this run, so a later put queues them again (a session's end
+   * queues the duplicates of a page it removed once more). A url queued or in flight now is left as it is.
+   * @returns how many were reopened.
+   */
+  reopen(urls: string[]): Promise<number>;
   /** Drop everything (a fresh crawl of this version). */
   clear(): Promise<void>;
   close(): Promise<void>;

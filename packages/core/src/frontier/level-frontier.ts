@@ -202,6 +202,24 @@ export class LevelFrontier implements CrawlFrontier {
     if (out.length > 0) yield out;
   }
 
+  async reopen(urls: string[]): Promise<number> {
+    await this.#ready();
+    await this.#flush();
+    let reopened = 0;
+    try {
+      for (const url of urls) {
+        const key = urlKey(url);
+        if (this.#putting.has(key) || this.#db.getSync(key) !== DONE) continue;
+        this.#pending.push({ type: 'del', key });
+        reopened++;
+      }
+    } catch (err) {
+      throw levelError(err, this.dir, this.#label, 'reading');
+    }
+    if (reopened > 0) await this.#flush();
+    return reopened;
+  }
+
   async poll(): Promise<LeasedEntry | undefined> {
     await this.#ready();
     while (this.#head >= this.#buffer.length) {

@@ -119,6 +119,17 @@ export class MemoryFrontier implements CrawlFrontier {
     for (let i = 0; i < all.length; i += batch) yield all.slice(i, i + batch);
   }
 
+  async reopen(urls: string[]): Promise<number> {
+    this.#check();
+    let reopened = 0;
+    for (const url of urls) {
+      if (!this.#done.delete(url)) continue;
+      this.#queued.delete(url);
+      reopened++;
+    }
+    return reopened;
+  }
+
   async size(): Promise<number> {
     this.#check();
     return this.#heap.size;

@@ -3,16 +3,18 @@ import type { RunContext } from '../compose/components.js';
 import { assembleCrawl, type CrawlParts, openFrontier } from '../compose/run-assembly.js';
 import { maskedSettings } from '../config.js';
 import type { CounterSnapshot } from '../engine/counters.js';
-import type { CrawlCoordinator } from '../engine/crawl-coordinator.js';
+import { type CrawlCoordinator, LocalCrawlCoordinator } from '../engine/crawl-coordinator.js';
 import { CrawlEngine, type CrawlResult } from '../engine/crawl-engine.js';
 import { buildRunReport, reportStamp } from '../engine/run-report.js';
+import { reportOf } from '../error-table.js';
 import { CrawlerError } from '../errors.js';
 import type { CrawlFrontier } from '../frontier/frontier.js';
 import { keys } from '../layout.js';
 import type { Catalog, CatalogSettings, CrawlAction, RunReport } from '../model.js';
 import type { CatalogRef, CatalogService } from './catalog-service.js';
 import { optimizeVersion } from './optimize-version.js';
-import { layerGaps, servedPages, unrank, withheldPublish } from './publish-decision.js';
+import { OrphanStep, orphansLine } from './orphans.js';
+import { layerGaps, servedPages, siteWithheld, unrank, withheldPublish } from './publish-decision.js';
 import type { RunHandle, RunInfo } from './run-registry.js';
 import { pruneTargets } from './version-eraser.js';
 
@@ -160,6 +162,8 @@ export class CrawlService {
       await frontier.close().catch(() => undefined);
       throw err;
     }
+    const orphans = await this.#orphanStep(parts, catalog, version, action, req, () => engine);
+    parts.deps.sessionEnd = (end) => orphans.atSessionEnd(end);
     const engine = new CrawlEngine(parts.deps);
     parts.storage.onFailure((err) => {
       f.log.error({ err }, 'a store refused a write; stopping');
@@ -206,6 +210,12 @@ export class CrawlService {
       if (withheld.cause !== 'too-few-pages' && withheld.cause !== 'nothing-saved') result.fullyCrawled = false;
     }
     const report = await this.#report(parts, catalog, version, action, result);
+    const orphaned = orphans.report(result);
+    if (orphaned) report.orphans = orphaned;
+    const removed = orphaned ? orphaned.deleted + orphaned.gone : 0;
+    if (removed > 0 && report.ending.note === `nothing changed since v${version}`) {
+      report.ending.note = `nothing new or changed since v${version}; ${removed} page${removed === 1 ? '' : 's'} removed — ${orphansLine(orphaned)}`;
+    }
     if (withheld) {
       report.ending.withheld = withheld;
       report.ending.note = withheld.line;
@@ -226,6 +236,44 @@ export class CrawlService {
       await unrank(f, catalog, version, report);
     }
     return this.#record(catalog, version, action, result, report);
+  }
+
+  /**
+   * The orphan step of a run (services/orphans.ts), told at the session's end. It holds back — judging nothing — when
+   * a store refused a write, when the site did not answer well enough to tell what it no longer has, and on a
+   * distributed run (this node's frontier knows only the urls it handled).
+   */
+  async #orphanStep(
+    parts: CrawlParts,
+    catalog: Catalog,
+    version: number,
+    action: CrawlVerb,
+    req: CrawlRequest,
+    engine: () => CrawlEngine,
+  ): Promise<OrphanStep> {
+    const f = this.#f;
+    const { deps } = parts;
+    return new OrphanStep({
+      catalog,
+      version,
+      action,
+      frontier: parts.frontier,
+      records: deps.records,
+      ledger: (await f.database()).ledger,
+      urlFilter: deps.urlFilter,
+      removal: parts.removal,
+      log: f.log.child({ component: 'orphans', catalogId: catalog.id, version }),
+      force: req.forcePublish === true,
+      holdBack: async () => {
+        if (!(deps.coordinator instanceof LocalCrawlCoordinator)) {
+          return 'a distributed run: each node knows only the urls it handled';
+        }
+        const failure = parts.storage.failure;
+        if (failure !== undefined) return `a store refused a write: ${reportOf(failure).line}`;
+        const site = siteWithheld(parts, catalog, engine().counters.saved);
+        return site ? `the site did not answer well enough to tell what it no longer has: ${site.line}` : undefined;
+      },
+    });
   }
 
   /**

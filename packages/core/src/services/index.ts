@@ -10,6 +10,7 @@ export * from './greenfinger.js';
 export * from './job-service.js';
 export * from './ledger-service.js';
 export * from './metrics-service.js';
+export * from './orphans.js';
 export * from './replay-service.js';
 export * from './run-lock.js';
 export * from './run-registry.js';

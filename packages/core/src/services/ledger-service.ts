@@ -383,6 +383,9 @@ export function explainFate(row: LedgerRow | undefined, ctx: FateContext): strin
     case 'deleted':
       return `deleted by hand from ${where} (${row.reason || 'its page was removed'}); it is not queued again in this version`;
     case 'rejected':
+      if (row.outcome === Outcome.REJECTED_ORPHAN) {
+        return `removed from ${where} as an orphan: ${row.reason || 'no page of its session linked to it'}${from}; a link to it found again queues it as a new url`;
+      }
       return `${refusedBy(row)} before any request: ${refusal(row, ctx)}${from}`;
     default: {
       if (row.outcome === Outcome.REJECTED_KNOWN) {

@@ -37,9 +37,42 @@ export async function withheldPublish(
     return { cause: 'store-failed', line: `${reportOf(failure).line}; nothing was published` };
   }
   if (!result.published) return undefined;
+  const saved = result.counters.saved;
+  const site = siteWithheld(parts, catalog, saved);
+  if (site) return site;
+  if (saved === 0 && action !== 'update' && action !== 'merge') {
+    return { cause: 'nothing-saved', line: 'nothing was saved, so nothing was published' };
+  }
+  const ratio = catalog.settings.minPublishRatio;
+  if (served && !force && served.pages > 0 && ratio > 0) {
+    const pages = (await (await f.database()).resources.count(catalog.id, version)).resources;
+    if (pages < ratio * served.pages) {
+      return {
+        cause: 'too-few-pages',
+        line:
+          `kept v${served.version} serving: v${version} holds ${pages} pages, under ${ratio} × the ${served.pages} of v${served.version} (minPublishRatio)` +
+          ' — check the site, or publish it anyway with --force-publish',
+        pages,
+        servedVersion: served.version,
+        servedPages: served.pages,
+        minPublishRatio: ratio,
+      };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Whether the site answered the run well enough to judge the site by it: its robots.txt answered (not 5xx or 429),
+ * and it did not answer only failures while nothing was saved. Withholds the publish, and the orphan step.
+ */
+export function siteWithheld(
+  parts: Pick<CrawlParts, 'deps' | 'site'>,
+  catalog: Catalog,
+  saved: number,
+): PublishWithheld | undefined {
   const start = catalog.startUrl;
   const origin = `${new URL(start).origin}/`;
-  const saved = result.counters.saved;
   const robots = parts.deps.robots ? parts.site.robots(start) : undefined;
   if (robots && 'failure' in robots) {
     return {
@@ -68,25 +101,6 @@ export async function withheldPublish(
       cause: 'site-failing',
       line: `the site answered only errors (${statuses}); nothing was published — retry later`,
     };
-  }
-  if (saved === 0 && action !== 'update' && action !== 'merge') {
-    return { cause: 'nothing-saved', line: 'nothing was saved, so nothing was published' };
-  }
-  const ratio = catalog.settings.minPublishRatio;
-  if (served && !force && served.pages > 0 && ratio > 0) {
-    const pages = (await (await f.database()).resources.count(catalog.id, version)).resources;
-    if (pages < ratio * served.pages) {
-      return {
-        cause: 'too-few-pages',
-        line:
-          `kept v${served.version} serving: v${version} holds ${pages} pages, under ${ratio} × the ${served.pages} of v${served.version} (minPublishRatio)` +
-          ' — check the site, or publish it anyway with --force-publish',
-        pages,
-        servedVersion: served.version,
-        servedPages: served.pages,
-        minPublishRatio: ratio,
-      };
-    }
   }
   return undefined;
 }

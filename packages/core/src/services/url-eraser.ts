@@ -1,5 +1,6 @@
 import type { ComponentFactory } from '../compose/component-factory.js';
 import { CrawlerError, errorMessage } from '../errors.js';
+import type { ResourceRow } from '../model.js';
 import type { LedgerRow } from '../storage/record-store.js';
 import { DELETE_ORDER, type DeleteLayer } from './version-eraser.js';
 
@@ -23,9 +24,35 @@ export async function eraseUrl(
   dryRun: boolean,
   now = new Date().toISOString(),
 ): Promise<UrlLayerCount[]> {
-  const { catalogId, version, id } = row;
   const db = await f.database();
-  const resource = await db.resources.getResource(id);
+  const resource = await db.resources.getResource(row.id);
+  const layers = await erasePage(f, { ...row, resource }, dryRun);
+  if (!dryRun) {
+    await db.ledger.record([{ ...row, state: 'deleted', reason: `deleted by hand on ${now}`, updatedAt: now }]);
+  }
+  return layers;
+}
+
+/** The page {@link erasePage} removes: its resource id in its version, and its resource row when there is one. */
+export interface ErasedPage {
+  catalogId: string;
+  version: number;
+  /** The resource id (= the url's ledger id). */
+  id: string;
+  url: string;
+  /** Its crawler_resource row (its files' keys); undefined when the db no longer holds it. */
+  resource: Pick<ResourceRow, 'htmlPath' | 'textPath'> | undefined;
+}
+
+/**
+ * Remove one page from every layer of its version, in the delete order (vector → index → file → db), and nothing
+ * else: the ledger row is the caller's (a url deleted by hand is marked `deleted`; an orphan or a page gone at a
+ * session's end is not refused later). A dry run counts and writes nothing.
+ * @throws CrawlerError STORAGE naming the layer that failed (the layers before it are done)
+ */
+export async function erasePage(f: ComponentFactory, page: ErasedPage, dryRun: boolean): Promise<UrlLayerCount[]> {
+  const { catalogId, version, id, resource } = page;
+  const db = await f.database();
   const byLayer: Record<DeleteLayer, () => Promise<number>> = {
     vector: () => f.vectorFamily().deleteResource(catalogId, version, id, dryRun),
     index: () => f.index().deleteResource(catalogId, version, id, dryRun),
@@ -44,15 +71,12 @@ export async function eraseUrl(
     try {
       layers.push({ layer, count: await byLayer[layer]() });
     } catch (err) {
-      f.log.warn({ err, catalogId, version, url: row.url, layer }, 'url delete stopped');
-      throw new CrawlerError('STORAGE', `deleting ${row.url}: the ${layer} layer failed: ${errorMessage(err)}`, {
+      f.log.warn({ err, catalogId, version, url: page.url, layer }, 'url delete stopped');
+      throw new CrawlerError('STORAGE', `deleting ${page.url}: the ${layer} layer failed: ${errorMessage(err)}`, {
         cause: err,
         fix: 'fix the store, then delete the url again (the layers before it are already done)',
       });
     }
-  }
-  if (!dryRun) {
-    await db.ledger.record([{ ...row, state: 'deleted', reason: `deleted by hand on ${now}`, updatedAt: now }]);
   }
   return layers;
 }

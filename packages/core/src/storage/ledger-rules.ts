@@ -41,6 +41,9 @@ const STATE_OF_OUTCOME: Record<Outcome, Exclude<LedgerState, 'queued' | 'crawlin
   REJECTED_OUT_OF_SCOPE: 'rejected',
   REJECTED_ASSET: 'rejected',
   REJECTED_TRAP: 'rejected',
+  // An orphan removed at the session's end (orphans: delete): dropped without a request. Not `deleted`, which
+  // refuses the url in later runs: a link to it found again queues it as a new url.
+  REJECTED_ORPHAN: 'rejected',
 };
 
 /**

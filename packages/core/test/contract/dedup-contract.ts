@@ -72,6 +72,20 @@ export function describeUrlFilterContract(
       expect(await filter.has(CAT, 1, h(2))).toBe(true);
     });
 
+    it('forgetAll forgets those urls of that version only; they can be marked again', async () => {
+      await filter.markAll(CAT, 1, [h(1), h(2), h(3)]);
+      await filter.markAll(CAT, 10, [h(1)]);
+      await filter.forgetAll(CAT, 1, [h(1), h(3), h(9)]);
+      await filter.forgetAll(CAT, 1, []);
+      expect(await filter.has(CAT, 1, h(1))).toBe(false);
+      expect(await filter.has(CAT, 1, h(2))).toBe(true);
+      expect(await filter.has(CAT, 1, h(3))).toBe(false);
+      expect(await filter.has(CAT, 10, h(1))).toBe(true);
+      await filter.forgetAll(OTHER, 7, [h(1)]);
+      await filter.mark(CAT, 1, h(1));
+      expect(await filter.has(CAT, 1, h(1))).toBe(true);
+    });
+
     it('answers exactly for 5,000 marked and 5,000 absent hashes', async () => {
       const marked = Array.from({ length: 5000 }, (_, i) => h(i));
       for (let i = 0; i < marked.length; i += 1000) await filter.markAll(CAT, 2, marked.slice(i, i + 1000));
@@ -93,6 +107,16 @@ export function describeUrlFilterContract(
       expect(await filter.has(CAT, 1, h(2))).toBe(true);
       expect(await filter.has(CAT, 1, h(3))).toBe(false);
       expect(await filter.has(CAT, 3, h(3))).toBe(true);
+    });
+
+    it('a forgotten url stays forgotten across close and reopen', async () => {
+      if (!harness.reopen) throw new Error(`${name}: a durable harness must give reopen()`);
+      await filter.markAll(CAT, 1, [h(1), h(2)]);
+      await filter.forgetAll(CAT, 1, [h(1)]);
+      await filter.close();
+      filter = await harness.reopen();
+      expect(await filter.has(CAT, 1, h(1))).toBe(false);
+      expect(await filter.has(CAT, 1, h(2))).toBe(true);
     });
   });
 }

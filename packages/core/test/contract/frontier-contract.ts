@@ -248,6 +248,25 @@ export function describeFrontierContract(
       expect(await frontier.put(e(1))).toBe(true);
     });
 
+    it('reopen: a url handled in this run can be queued again; queued, leased and unknown urls are left', async () => {
+      await frontier.putAll([e(1), e(2), e(3)]);
+      const a = (await frontier.poll()) as LeasedEntry;
+      await frontier.commit({ puts: [], acks: [a] });
+      const b = (await frontier.poll()) as LeasedEntry;
+      expect(await frontier.put(e(1))).toBe(false);
+      expect(await frontier.reopen([e(1).url, e(2).url, e(3).url, e(9).url])).toBe(1);
+      expect(await frontier.reopen([])).toBe(0);
+      expect(await frontier.put(e(1))).toBe(true);
+      expect(await frontier.put(e(1))).toBe(false);
+      expect(await frontier.put(e(3))).toBe(false);
+      await frontier.commit({ puts: [], acks: [b] });
+      expect(urls(await drain(frontier))).toEqual(urls([e(3), e(1)]));
+      const done: string[] = [];
+      for await (const batch of frontier.doneUrlHashes()) done.push(...batch);
+      const hash = (n: number) => createHash('sha256').update(e(n).url).digest('hex');
+      expect(done.sort()).toEqual([hash(1), hash(2), hash(3)].sort());
+    });
+
     describe('durability', () => {
       it('keeps queue, order, size and sequence across close and reopen', async () => {
         await frontier.putAll([e(1), e(2, { priority: 1 }), e(3)]);

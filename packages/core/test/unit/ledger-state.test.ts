@@ -39,6 +39,7 @@ describe('ledgerState', () => {
         'REJECTED_OUT_OF_SCOPE',
         'REJECTED_ASSET',
         'REJECTED_TRAP',
+        'REJECTED_ORPHAN',
       ],
     });
   });

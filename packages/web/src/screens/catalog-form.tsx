@@ -3,8 +3,24 @@ import { ApiError, call, get } from '../api';
 import type { Catalog } from '../types';
 import { ErrorLine, go, href, Loading, message, ScreenTitle } from '../ui';
 
-type Field = 'name' | 'url' | 'startUrl' | 'depth' | 'maxPages' | 'intervalMs' | 'outputs' | 'cat' | 'images';
+type Field =
+  | 'name'
+  | 'url'
+  | 'startUrl'
+  | 'depth'
+  | 'maxPages'
+  | 'intervalMs'
+  | 'outputs'
+  | 'cat'
+  | 'images'
+  | 'orphans';
 const OUTPUTS = ['file', 'index', 'vector'] as const;
+/** The catalog setting `orphans`: what a crawl that reaches its end does with the pages it no longer reaches. */
+const ORPHANS: ReadonlyArray<[value: string, label: string]> = [
+  ['ignore', 'Keep them (ignore)'],
+  ['delete', 'Remove them from search (delete)'],
+  ['process', 'Fetch them again, keep those still there (process)'],
+];
 
 /**
  * Which field an API message is about: `body.settings.depth must be integer`, `body: unknown field "settings.x"`,
@@ -29,6 +45,7 @@ interface Form {
   outputs: string[];
   cat: string;
   images: boolean;
+  orphans: string;
 }
 
 const blank: Form = {
@@ -41,6 +58,7 @@ const blank: Form = {
   outputs: ['file', 'index'],
   cat: 'other',
   images: true,
+  orphans: 'ignore',
 };
 
 /** Create or edit a catalog; each field shows the API's own message when it refuses that field. */
@@ -73,6 +91,7 @@ export function CatalogForm({ editing }: { editing?: string | undefined }) {
           outputs: c.settings.outputs ?? ['file', 'index'],
           cat: c.settings.cat ?? 'other',
           images: c.settings.images !== false,
+          orphans: c.settings.orphans ?? 'ignore',
         });
         setLoading(false);
       },
@@ -111,6 +130,7 @@ export function CatalogForm({ editing }: { editing?: string | undefined }) {
       outputs: form.outputs,
       cat: form.cat,
       images: form.images,
+      orphans: form.orphans,
     };
     for (const k of Object.keys(settings)) if (settings[k] === undefined) delete settings[k];
     const body = {
@@ -148,7 +168,12 @@ export function CatalogForm({ editing }: { editing?: string | undefined }) {
     }
   };
 
-  const input = (k: Exclude<Field, 'outputs' | 'cat' | 'images'>, label: string, hint: string, type = 'text') => (
+  const input = (
+    k: Exclude<Field, 'outputs' | 'cat' | 'images' | 'orphans'>,
+    label: string,
+    hint: string,
+    type = 'text',
+  ) => (
     <div class={`field${errors[k] ? ' invalid' : ''}`}>
       <label for={`f-${k}`}>{label}</label>
       <input
@@ -225,6 +250,23 @@ export function CatalogForm({ editing }: { editing?: string | undefined }) {
             ))}
           </select>
           {errors.cat ? <p class="field-error">{errors.cat}</p> : null}
+        </div>
+        <div class={`field${errors.orphans ? ' invalid' : ''}`}>
+          <label for="f-orphans">Pages no longer linked</label>
+          <select
+            id="f-orphans"
+            value={form.orphans}
+            onChange={(e) => set('orphans', e.currentTarget.value)}
+            aria-describedby="h-orphans"
+          >
+            {ORPHANS.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+          <small id="h-orphans">What a crawl that reaches its end does with pages it held but no longer reached.</small>
+          {errors.orphans ? <p class="field-error">{errors.orphans}</p> : null}
         </div>
         <label class="check">
           <input
