@@ -103,6 +103,11 @@ export class PageInProgress {
   metadata: Record<string, string> = {};
   /** The resource row, built before the post-import consumers see it. */
   resource: ResourceRow | undefined;
+  /**
+   * The page asks not to be followed by its `X-Robots-Tag` header (not in its stored html): said in the ledger row's
+   * reason, so a later run that reads its stored links instead of fetching it follows none.
+   */
+  headerNofollow = false;
   #result: FetchResult | undefined;
   #content: ExtractedContent | undefined;
 
@@ -166,7 +171,7 @@ const knownUrlFilter: Stage = async (page, ctx) => {
   if (d.known === 'revisit' && page.previous) return NEXT;
   // A folder of a file-system source holds no resource: it is listed again, the one way its new files are found.
   if (!page.previous && isFolderUrl(page.entry.url)) return NEXT;
-  if (page.previous) page.completion.offer = await storedLinks(page.previous, page.entry, ctx);
+  if (page.previous) page.completion.offer = await storedLinks(page, ctx);
   else if (await leadsOn(page, d)) return NEXT;
   return done(Outcome.REJECTED_KNOWN);
 };
@@ -277,7 +282,7 @@ export async function judgeStatus(
     return done(Outcome.REJECTED_REDIRECT, undefined, `HTTP ${status} to ${location}`);
   }
   if (status === 304) {
-    if (page.previous) page.completion.offer = await storedLinks(page.previous, entry, ctx);
+    if (page.previous) page.completion.offer = await storedLinks(page, ctx);
     return done(Outcome.REJECTED_UNMODIFIED, undefined, 'HTTP 304');
   }
   if (status === 404 || status === 410) {
@@ -550,7 +555,18 @@ function failureLine(err: unknown): string {
 }
 
 function end(page: PageInProgress, verdict: Done): Completion {
-  return Object.assign(page.completion, { outcome: verdict.outcome, detail: verdict.detail, why: verdict.why });
+  const why = page.headerNofollow ? [verdict.why, HEADER_NOFOLLOW].filter(Boolean).join('; ') : verdict.why;
+  return Object.assign(page.completion, { outcome: verdict.outcome, detail: verdict.detail, why });
+}
+
+/** The ledger's note of a page whose header asks not to follow its links (see PageInProgress.headerNofollow). */
+export const HEADER_NOFOLLOW = 'X-Robots-Tag: nofollow';
+
+/** The page held was saved, or last seen, with a header asking not to follow its links. */
+async function heldNofollow(page: PageInProgress, d: CrawlEngineDeps): Promise<boolean> {
+  if (!d.ledger || !page.previous) return false;
+  const row = await d.ledger.get(page.previous.id);
+  return row?.reason.includes(HEADER_NOFOLLOW) === true;
 }
 
 /** A failed page leaves nothing behind that other pages would trip over. */
@@ -569,13 +585,18 @@ async function undo(page: PageInProgress, ctx: PipelineContext): Promise<void> {
 
 /**
  * The links of a page this version already holds, read from its stored html (a document's from its stored bytes,
- * by its parser): no request.
+ * by its parser): no request. None when its header asked for nofollow, now or when it was last seen.
  */
 export async function storedLinks(
-  previous: ResourceRow,
-  entry: LeasedEntry,
+  page: PageInProgress,
   { deps: d, clock, queue }: Pick<PipelineContext, 'deps' | 'clock' | 'queue'>,
 ): Promise<Offer | undefined> {
+  const { previous, entry } = page;
+  if (!previous) return undefined;
+  if (page.headerNofollow || (await heldNofollow(page, d))) {
+    page.headerNofollow = true;
+    return undefined;
+  }
   const html = await d.blobs.get(previous.htmlPath);
   if (!html) return undefined;
   if (!isPageType(previous.contentType)) {

@@ -163,9 +163,18 @@ describe('the crawl flow', () => {
       expect({ path, requests: site.count(path) }).toEqual({ path, requests: 0 });
     }
     expect(merged.rejected['REJECTED_PREMATURE:lastmod']).toBe(5);
-    // Pages the sitemap does not list are revisited.
+    // Pages the sitemap does not list are revisited: the site ignores the conditional GET, but answers with the ETag
+    // the page was saved with (the metadata checksum).
     expect(site.count('/canonical-target.html')).toBe(1);
+    expect(merged.examples.REJECTED_UNMODIFIED).toMatch(/: same ETag "/);
+    expect(merged.produced.saved).toBe(0);
+    // The X-Robots-Tag nofollow page was not fetched for its links: what it links to is still never requested.
+    for (const path of NEVER_REQUESTED) expect(site.count(path)).toBe(0);
     expect(merged.urls.dispatched).toBe(merged.urls.handled);
+    // An update reads the known pages' links from their stored html, and still not the nofollow page's.
+    const updated = await gf.crawler.crawl({ id: catalog.id, action: 'update' });
+    for (const path of NEVER_REQUESTED) expect(site.count(path)).toBe(0);
+    expect(updated.produced.saved).toBe(0);
   }, 60_000);
 });
 
@@ -222,5 +231,55 @@ describe('the crawl flow: settings', () => {
     expect(r.rejected['REJECTED_NOT_MARKUP:text/plain']).toBe(1);
     expect(r.rejected['REJECTED_NOT_MARKUP:text/markdown']).toBe(1);
     expect(r.rejected['REJECTED_NOT_MARKUP:text/csv']).toBe(1);
+  }, 60_000);
+});
+
+describe('the crawl flow: sitemaps on first contact with each host', () => {
+  let a: FlowSite;
+  let b: FlowSite;
+  let tmp: TempDir;
+  let gf: Greenfinger;
+
+  beforeAll(async () => {
+    a = await startFlowSite();
+    b = await startFlowSite();
+    tmp = createTempDir('gf-flow-hosts-');
+    const origins = [a.origin, b.origin];
+    gf = await Greenfinger.open({
+      settings: { dataStore: tmp.path, modelDir, textModel: 'tiny-e5', workers: 1, logLevel: 'silent' },
+      components: {
+        // A catalog spanning two hosts (a library user's own acceptors: the built-in scope is one host).
+        acceptors: () => ({
+          check: ({ url }) =>
+            origins.some((o) => url.startsWith(`${o}/`))
+              ? { accept: true }
+              : { accept: false, acceptor: 'two-hosts', outcome: 'REJECTED_OUT_OF_SCOPE', reason: 'another host' },
+        }),
+      },
+    });
+  });
+  afterAll(async () => {
+    await gf?.close();
+    await a?.close();
+    await b?.close();
+    tmp?.remove();
+  });
+
+  it("reads the second host's sitemap when its first url is met, and crawls what only that sitemap lists", async () => {
+    a.change(
+      '/',
+      `<!DOCTYPE html><html><head><title>Two hosts</title></head><body><main><p>The start page links one page of
+another host, which nothing else links.</p><a href="${b.origin}/guide.html">the other host</a></main></body></html>`,
+    );
+    const r = await gf.crawler.crawl({ url: a.startUrl, settings: { ...fast, outputs: ['file', 'index'] } });
+    expect(a.count('/sitemap.xml')).toBe(1);
+    expect(b.count('/sitemap.xml')).toBe(1);
+    // Listed only by the second host's sitemap.
+    expect(b.count('/sitemap-only.html')).toBe(1);
+    expect(r.urls.dispatched).toBe(r.urls.handled);
+    // The two hosts serve the same page: one is saved, the other is its duplicate.
+    const hits = await gf.search.search({ q: FLOW_WORDS.sitemapOnly });
+    expect(hits.results).toHaveLength(1);
+    expect(r.rejected.REJECTED_DUPLICATE).toBeGreaterThan(0);
   }, 60_000);
 });

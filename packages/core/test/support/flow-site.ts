@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { makeDocx, makePdf } from './documents.js';
 import { closeServer, listen } from './loopback.js';
@@ -248,7 +249,9 @@ ${listed.map((p) => `  <url><loc>${origin}${p}</loc><lastmod>${SITEMAP_LASTMOD}<
   return m;
 }
 
-/** Start the flow site on 127.0.0.1. Use with `await using site = await startFlowSite()`. */
+/**
+ * Start the flow site on 127.0.0.1. Every answer carries a strong ETag and the site ignores conditional requests
+ * (it always answers 200), as many do. Use with `await using site = await startFlowSite()`. */
 export async function startFlowSite(): Promise<FlowSite> {
   const requests: FlowRequest[] = [];
   let pages = new Map<string, Entry>();
@@ -266,7 +269,9 @@ export async function startFlowSite(): Promise<FlowSite> {
       return;
     }
     entry.status = 200;
-    res.writeHead(200, { 'content-type': found.type, 'content-length': found.body.length, ...found.headers });
+    // A strong ETag of the bytes, and no conditional GET: a server the metadata checksum is for.
+    const etag = `"${createHash('sha256').update(found.body).digest('hex').slice(0, 16)}"`;
+    res.writeHead(200, { 'content-type': found.type, 'content-length': found.body.length, etag, ...found.headers });
     res.end(head ? undefined : found.body);
   });
   const port = await listen(server);

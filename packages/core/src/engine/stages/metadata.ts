@@ -1,5 +1,6 @@
 import { Outcome } from '../../outcomes.js';
 import { refuseByMetadata } from '../flow/filters.js';
+import { xRobotsTag } from '../flow/robots-directives.js';
 import { NEXT, type PageInProgress, type Stage, storedLinks } from '../page-pipeline.js';
 import { canonicalFromHeaders } from './canonical.js';
 
@@ -23,7 +24,8 @@ export const metadataStages: Stage = async (page, ctx) => {
   if (canonical !== NEXT) return canonical;
   const unchanged = ctx.deps.known === 'revisit' ? sameMetadata(page, answer.headers) : undefined;
   if (!unchanged) return NEXT;
-  if (page.previous) page.completion.offer = await storedLinks(page.previous, page.entry, ctx);
+  if (xRobotsTag(answer.headers['x-robots-tag'], ctx.deps.settings.userAgent).nofollow) page.headerNofollow = true;
+  page.completion.offer = await storedLinks(page, ctx);
   return { outcome: Outcome.REJECTED_UNMODIFIED, why: unchanged };
 };
 

@@ -17,6 +17,6 @@ export const recrawlableResolver: Stage = async (page, ctx) => {
   if (!hint && s.recrawlFrequencies.length === 0) return NEXT;
   const verdict = notDue(page.previous, hint, s.recrawlFrequencies, Date.now(), cachedRegex);
   if (!verdict) return NEXT;
-  page.completion.offer = await storedLinks(page.previous, page.entry, ctx);
+  page.completion.offer = await storedLinks(page, ctx);
   return { outcome: Outcome.REJECTED_PREMATURE, detail: verdict.detail, why: verdict.why };
 };

@@ -9,6 +9,7 @@ import { NEXT, type Stage } from '../page-pipeline.js';
 export const robotsDirectives: Stage = async (page, { deps: d }) => {
   const header = page.result.headers['x-robots-tag'] ?? page.head?.headers['x-robots-tag'];
   const fromHeader = xRobotsTag(header, d.settings.userAgent);
+  if (fromHeader.nofollow) page.headerNofollow = true;
   page.robots = page.document ? fromHeader : combineDirectives(fromHeader, page.content.robots);
   return NEXT;
 };
