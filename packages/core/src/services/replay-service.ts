@@ -1,5 +1,6 @@
 import type { ComponentFactory } from '../compose/component-factory.js';
 import type { RunContext } from '../compose/components.js';
+import { assembleDocuments } from '../compose/document-assembly.js';
 import {
   assembleExtract,
   assembleFetchers,
@@ -184,6 +185,7 @@ export class ReplayService {
     const politeness = assemblePoliteness(gf, ctx);
     const pool = openExtractPool(gf, { inline: true });
     const extract = assembleExtract(gf, catalog, pool);
+    const documents = assembleDocuments(gf, catalog);
     const polite = async <T>(url: string, work: () => Promise<T>): Promise<T> => {
       const release = await politeness.acquire(new URL(url).host);
       try {
@@ -196,13 +198,24 @@ export class ReplayService {
     try {
       await eachLimited(missing, s.threads, async ({ row, html, text }) => {
         try {
-          const result = await polite(row.url, () => pageFetcher.fetch(row.url));
-          if (result.status !== 200 || !isMarkupType(result.contentType) || result.text === undefined) {
+          const document = documents.deps.documentKind?.(row.contentType, row.url);
+          const cap = documents.deps.documentMaxBytes;
+          const result = await polite(row.url, () =>
+            pageFetcher.fetch(row.url, document ? { document: () => cap } : {}),
+          );
+          const readable = document
+            ? result.body.length > 0
+            : isMarkupType(result.contentType) && result.text !== undefined;
+          if (result.status !== 200 || !readable) {
             pages.unreachable++;
             fail(row.url, `HTTP ${result.status} ${result.contentType.split(';')[0] ?? ''}`.trim());
             return;
           }
-          const content = await extract(result.text, row.url, result.contentType);
+          // A document is read again by its parser; a page by the catalog's content extractor.
+          const content =
+            document && documents.deps.parseDocument
+              ? await documents.deps.parseDocument(result.body, row.url, result.contentType)
+              : await extract(result.text ?? '', row.url, result.contentType);
           const contentHash = sha256Hex(content.text);
           if (contentHash === row.contentHash) {
             if (html) await gf.blobs.put(row.htmlPath, result.body);
@@ -257,6 +270,7 @@ export class ReplayService {
         }
       });
     } finally {
+      await documents.close();
       await pool.close();
       await fetchers.close();
     }

@@ -103,27 +103,32 @@ describe('replay: rebuild outputs from what is stored', () => {
     for await (const batch of db.resources.iterateResources(catalog.id, 0)) rows.push(...batch);
     const images: ImageRow[] = [];
     for await (const batch of db.resources.iterateImages(catalog.id, 0)) images.push(...batch);
-    const [a, b, c] = rows.filter((r) => !r.url.endsWith('/robots.txt')).slice(0, 3) as [
+    const [a, b, c] = rows.filter((r) => r.contentType.startsWith('text/html')).slice(0, 3) as [
       ResourceRow,
       ResourceRow,
       ResourceRow,
     ];
+    // A document: its original bytes and its text, read again by its parser.
+    const pdf = rows.find((r) => r.url.endsWith('/docs/report.pdf')) as ResourceRow;
     const picture = images[0] as ImageRow;
     const original = new Map(
-      [a.htmlPath, b.textPath, c.htmlPath, c.textPath, picture.path].map((k) => [k, readFileSync(user(k))]),
+      [a.htmlPath, b.textPath, c.htmlPath, c.textPath, pdf.htmlPath, pdf.textPath, picture.path].map((k) => [
+        k,
+        readFileSync(user(k)),
+      ]),
     );
     for (const key of original.keys()) rmSync(user(key));
     site.clear();
 
     const report = await gf.replay.replay({ id: catalog.id }, { layers: ['file'] });
     expect(site.requests.map((r) => new URL(r.path, site.origin).href).sort()).toEqual(
-      [a.url, b.url, c.url, picture.url].sort(),
+      [a.url, b.url, c.url, pdf.url, picture.url].sort(),
     );
-    expect(report.requests).toBe(4);
+    expect(report.requests).toBe(5);
     expect(report.layers.file?.pages).toEqual({
       checked: fixtureFacts.savedCount,
-      intact: fixtureFacts.savedCount - 3,
-      written: 3,
+      intact: fixtureFacts.savedCount - 4,
+      written: 4,
       changed: 0,
       unreachable: 0,
     });
