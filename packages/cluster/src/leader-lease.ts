@@ -39,14 +39,17 @@ return 1`);
 
 /**
  * Move a catalog's published version forward under a fencing token: refused for a stale token, and refused for a
- * version older than the one recorded, so nothing publishes backwards. KEYS[1] epoch, KEYS[2] published register;
- * ARGV token, version. Returns 'ok', 'stale' or 'backwards'.
+ * version older than the one recorded, so nothing publishes backwards; with a once-key (a run's), done at most once.
+ * KEYS[1] epoch, KEYS[2] published register, KEYS[3] once-key (optional); ARGV token, version.
+ * Returns 'ok', 'stale', 'backwards' or 'done' (the once-key was already set).
  */
 const FENCED_PUBLISH = new LuaScript(`
 if tonumber(redis.call('GET', KEYS[1]) or '0') ~= tonumber(ARGV[1]) then return 'stale' end
+if KEYS[3] and redis.call('EXISTS', KEYS[3]) == 1 then return 'done' end
 local cur = redis.call('HGET', KEYS[2], 'version')
 if cur and tonumber(cur) > tonumber(ARGV[2]) then return 'backwards' end
 redis.call('HSET', KEYS[2], 'version', ARGV[2], 'token', ARGV[1])
+if KEYS[3] then redis.call('SET', KEYS[3], ARGV[1]) end
 return 'ok'`);
 
 /** Who holds the lease. */
@@ -143,13 +146,15 @@ export class LeaderLease {
     return (await FENCED_SET.run(this.#redis, [this.#keys.epoch, key], [token, value])) === 1;
   }
 
-  /** Record `version` as the catalog's published version under `token` (see FENCED_PUBLISH). */
-  async fencedPublish(token: number, catalogId: string, version: number): Promise<'ok' | 'stale' | 'backwards'> {
-    return (await FENCED_PUBLISH.run(
-      this.#redis,
-      [this.#keys.epoch, this.#keys.published(catalogId)],
-      [token, version],
-    )) as 'ok' | 'stale' | 'backwards';
+  /** Record `version` as the catalog's published version under `token`, at most once per `onceKey` (FENCED_PUBLISH). */
+  async fencedPublish(
+    token: number,
+    catalogId: string,
+    version: number,
+    onceKey?: string,
+  ): Promise<'ok' | 'stale' | 'backwards' | 'done'> {
+    const keys = [this.#keys.epoch, this.#keys.published(catalogId), ...(onceKey ? [onceKey] : [])];
+    return (await FENCED_PUBLISH.run(this.#redis, keys, [token, version])) as 'ok' | 'stale' | 'backwards' | 'done';
   }
 
   #value(): string {

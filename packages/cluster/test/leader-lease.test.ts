@@ -43,6 +43,11 @@ describe('LeaderLease (real Redis)', () => {
     expect(await b.fencedPublish(t2, 'cat', 2)).toBe('backwards');
     expect(await a.fencedPublish(t1, 'cat', 4)).toBe('stale');
     expect(await redis.hget(keys.published('cat'), 'version')).toBe('3');
+    // Once per run: a second publish of the same run is 'done', whoever asks.
+    const once = `${keys.prefix}run:r:published`;
+    expect(await b.fencedPublish(t2, 'cat', 4, once)).toBe('ok');
+    expect(await b.fencedPublish(t2, 'cat', 4, once)).toBe('done');
+    expect(await redis.hget(keys.published('cat'), 'version')).toBe('4');
 
     await b.release();
     expect(await b.holder()).toBeUndefined();

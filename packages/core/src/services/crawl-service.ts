@@ -38,6 +38,10 @@ export interface CrawlRequest extends CatalogRef {
   coordinator?: ((frontier: CrawlFrontier) => CrawlCoordinator) | undefined;
   /** Publish even a version with far fewer pages than the one serving (the catalog's `minPublishRatio`). */
   forcePublish?: boolean | undefined;
+  /** The version to write instead of the one the action picks (a cluster's members write the one its leader opened). */
+  version?: number | undefined;
+  /** Worker threads of this run only, instead of the catalog's (a cluster node's `--threads`); not stored. */
+  threads?: number | undefined;
 }
 
 export interface CrawlProgress {
@@ -100,8 +104,9 @@ export class CrawlService {
           'resetting the state a stopped process left behind',
         );
       }
-      const version = action === 'rebuild' ? resolved.indexVersion + 1 : resolved.indexVersion;
-      const catalog = await f.writer.setRunningState(resolved.id, action, version);
+      const version = req.version ?? (action === 'rebuild' ? resolved.indexVersion + 1 : resolved.indexVersion);
+      const running = await f.writer.setRunningState(resolved.id, action, version);
+      const catalog = req.threads ? { ...running, settings: { ...running.settings, threads: req.threads } } : running;
       return await this.#run({
         catalog,
         version,

@@ -1,0 +1,510 @@
+import { randomBytes } from 'node:crypto';
+import {
+  type AdminWriter,
+  type Catalog,
+  type CatalogRequest,
+  CrawlerError,
+  type CrawlVerb,
+  contentDedupRegistry,
+  Greenfinger,
+  type GreenfingerComponents,
+  LevelFrontier,
+  LocalAdminWriter,
+  type Logger,
+  loadSettings,
+  type NodeContext,
+  type RunContext,
+  reportStamp,
+  type Settings,
+} from '@greenfinger/core';
+import type { Redis } from 'ioredis';
+import { ADMIN_OPS, ClusterAdminWriter } from './cluster-admin-writer.js';
+import { ClusterContentDedup } from './cluster-content-dedup.js';
+import { ControlChannel, type ControlMessage } from './control-channel.js';
+import { ClusterKeys, checkName } from './keys.js';
+import { LeaderGateway, type LeaderHandler } from './leader-gateway.js';
+import { LeaderLease } from './leader-lease.js';
+import { Membership } from './membership.js';
+import { closeRedis, connectRedis } from './redis-connection.js';
+import { decodeRunInfo, type RunInfo } from './run-info.js';
+import { postPart, takePart } from './run-member.js';
+import { currentRun, RUN_TTL_SECONDS, supervise } from './run-supervisor.js';
+import { seenBuckets } from './url-seen.js';
+
+export interface ClusterNodeOptions {
+  cluster: string;
+  /** @default GF_REDIS_URL, else redis://127.0.0.1:6379 */
+  redisUrl?: string | undefined;
+  /** This member's name (report file names, its stream). @default GF_NODE, else the host name */
+  nodeName?: string | undefined;
+  /** Its data root (system/ and user/). @default GF_DATA_STORE, else ./data */
+  dataRoot?: string | undefined;
+  /** Worker threads of its part of each run. @default the catalog's */
+  threads?: number | undefined;
+  /** More node settings (flags win over the environment). */
+  settings?: Partial<Settings>;
+  env?: NodeJS.ProcessEnv;
+  log: Logger;
+  /** Heartbeat expiry. @default 3000 */
+  heartbeatMs?: number;
+  /** Leader lease. @default 5000 */
+  leaseMs?: number;
+}
+
+/** What a crawl request sent to the leader names (a catalog, as `crawl` takes it, and the verb). */
+export interface ClusterCrawlRequest extends CatalogRequest {
+  action?: CrawlVerb | undefined;
+}
+
+/** The leader's answer to a crawl request. */
+export interface RunStarted {
+  runId: string;
+  catalogId: string;
+  catalog: string;
+  version: number;
+  action: CrawlVerb;
+  created: boolean;
+}
+
+/**
+ * A long-lived cluster member (`greenfinger node --cluster NAME`): a Greenfinger on its own data root whose
+ * administrative writes go to the leader (ClusterAdminWriter), whose exact content dedup is shared
+ * (ClusterContentDedup) and whose crawl runs route through the cluster (ClusterCrawlCoordinator). It keeps a
+ * heartbeat, competes for the leader lease, listens on the control channel, takes part in every run, and while it
+ * leads serves the leader channel and watches the run (run-supervisor.ts). One process is a cluster of one: the same
+ * code with one member.
+ */
+export class ClusterNode {
+  readonly name: string;
+  readonly keys: ClusterKeys;
+  readonly membership: Membership;
+  readonly lease: LeaderLease;
+  readonly gateway: LeaderGateway;
+  readonly control: ControlChannel;
+  readonly redisUrl: string;
+  readonly #redis: Redis;
+  readonly #subscriber: Redis;
+  readonly #log: Logger;
+  readonly #threads: number | undefined;
+  #gf: Greenfinger | undefined;
+  #local: AdminWriter | undefined;
+  /** Runs this member takes part in now, by catalog id. */
+  readonly #runs = new Map<string, RunInfo>();
+  readonly #parts = new Map<string, Promise<void>>();
+  /** Catalog versions whose frontier is cleared when a run opens it (a cluster run starts from the streams). */
+  readonly #fresh = new Set<string>();
+  readonly #completed = new Set<string>();
+  readonly #onCompleted: Array<(m: ControlMessage) => void> = [];
+  #leaseTimer: NodeJS.Timeout | undefined;
+  #superviseTimer: NodeJS.Timeout | undefined;
+  #supervising = false;
+  #leaving: Promise<void> | undefined;
+
+  private constructor(init: {
+    name: string;
+    keys: ClusterKeys;
+    redis: Redis;
+    subscriber: Redis;
+    redisUrl: string;
+    log: Logger;
+    threads: number | undefined;
+    heartbeatMs: number;
+    leaseMs: number;
+    info: Record<string, unknown>;
+  }) {
+    this.name = init.name;
+    this.keys = init.keys;
+    this.#redis = init.redis;
+    this.#subscriber = init.subscriber;
+    this.redisUrl = init.redisUrl;
+    this.#log = init.log.child({ component: 'cluster-node', cluster: init.keys.cluster, node: init.name });
+    this.#threads = init.threads;
+    this.membership = new Membership(init.redis, init.keys, {
+      name: init.name,
+      ttlMs: init.heartbeatMs,
+      info: init.info,
+      log: init.log,
+    });
+    this.lease = new LeaderLease(init.redis, init.keys, {
+      name: init.name,
+      instance: this.membership.info.instance,
+      ttlMs: init.leaseMs,
+      log: init.log,
+    });
+    this.gateway = new LeaderGateway(init.redis, init.keys, {
+      redisUrl: init.redisUrl,
+      from: init.name,
+      log: init.log,
+    });
+    this.control = new ControlChannel(init.redis, init.keys, init.log);
+  }
+
+  /** Join the cluster: connect, open the Greenfinger, write the heartbeat, listen, take part in a run in progress. */
+  static async start(options: ClusterNodeOptions): Promise<ClusterNode> {
+    const keys = new ClusterKeys(options.cluster);
+    const base = loadSettings(
+      { ...options.settings, dataStore: options.dataRoot ?? options.settings?.dataStore, node: options.nodeName },
+      options.env,
+    );
+    const name = checkName('--node-name', base.node);
+    const redisUrl = options.redisUrl ?? base.redisUrl;
+    const redis = await connectRedis(redisUrl, { role: `node-${name}`, log: options.log });
+    const subscriber = await connectRedis(redisUrl, { role: `control-${name}`, log: options.log });
+    const node = new ClusterNode({
+      name,
+      keys,
+      redis,
+      subscriber,
+      redisUrl,
+      log: options.log,
+      threads: options.threads,
+      heartbeatMs: options.heartbeatMs ?? 3000,
+      leaseMs: options.leaseMs ?? 5000,
+      info: { dataRoot: base.dataStore, threads: options.threads ?? null },
+    });
+    try {
+      await node.membership.join();
+      node.#gf = await Greenfinger.open({
+        settings: { ...options.settings, dataStore: base.dataStore, node: name },
+        env: options.env,
+        log: options.log,
+        components: node.#components(redis),
+      });
+      await node.control.subscribe(subscriber, (m) => node.#onControl(m));
+      await node.#leaseTick();
+      node.#leaseTimer = setInterval(() => void node.#leaseTick(), Math.max(100, Math.floor(node.lease.ttlMs / 3)));
+      node.#leaseTimer.unref();
+      const running = await currentRun(redis, keys);
+      if (running) node.#join(running);
+    } catch (err) {
+      await node.close().catch(() => undefined);
+      throw err;
+    }
+    node.#log.info({ dataRoot: base.dataStore, leader: node.isLeader() }, 'member joined the cluster');
+    return node;
+  }
+
+  get gf(): Greenfinger {
+    if (!this.#gf) throw new Error('the node is not started');
+    return this.#gf;
+  }
+
+  isLeader(): boolean {
+    return this.lease.token > 0;
+  }
+
+  /** Called once per run on COMPLETED, on every member (those that took no part too). */
+  onCompleted(listener: (message: ControlMessage) => void): void {
+    this.#onCompleted.push(listener);
+  }
+
+  /** The runs this member is crawling now. */
+  runs(): RunInfo[] {
+    return [...this.#runs.values()];
+  }
+
+  #components(redis: Redis): GreenfingerComponents {
+    const routing = {
+      isLeader: () => this.isLeader(),
+      gateway: this.gateway,
+      local: () => this.#localWriter(),
+      runOf: (catalogId: string) => {
+        const run = this.#runs.get(catalogId);
+        return run ? { version: run.version, action: run.action } : undefined;
+      },
+      row: async (catalogId: string) => {
+        const row = await (await this.gf.database()).catalogs.get(catalogId);
+        if (!row) throw new CrawlerError('NOT_FOUND', `no catalog with id ${catalogId} on member ${this.name}`);
+        return row;
+      },
+      publishOnce: (catalogId: string, version: number) => this.#publishOnce(catalogId, version),
+    };
+    return {
+      adminWriter: () => new ClusterAdminWriter(routing),
+      contentDedup: async (ctx: NodeContext) =>
+        new ClusterContentDedup(await contentDedupRegistry.get(ctx.settings.contentDedup)(ctx), redis, this.keys),
+      frontier: async (ctx: RunContext) => {
+        const frontier = await LevelFrontier.open(ctx.layout.frontierDir(ctx.catalog.id, ctx.version));
+        const key = `${ctx.catalog.id}|${ctx.version}`;
+        if (this.#fresh.delete(key)) await frontier.clear();
+        return frontier;
+      },
+    };
+  }
+
+  #localWriter(): AdminWriter {
+    this.#local ??= new LocalAdminWriter(this.gf.factory);
+    return this.#local;
+  }
+
+  // ── the leader lease ──────────────────────────────────────────────────────────────────────────────────────
+
+  async #leaseTick(): Promise<void> {
+    if (this.#leaving) return;
+    try {
+      if (this.isLeader()) {
+        if (!(await this.lease.renew())) await this.#stopLeading();
+      } else if ((await this.lease.tryAcquire()) > 0) {
+        await this.#lead();
+      }
+    } catch (err) {
+      this.#log.warn({ err: (err as Error).message }, 'leader lease not checked');
+    }
+  }
+
+  async #lead(): Promise<void> {
+    this.#log.info({ token: this.lease.token }, 'this member leads the cluster');
+    await this.gateway.serve(this.#handlers());
+    this.#superviseTimer ??= setInterval(() => void this.#superviseOnce(), 500);
+    this.#superviseTimer.unref();
+  }
+
+  async #stopLeading(): Promise<void> {
+    if (this.#superviseTimer) clearInterval(this.#superviseTimer);
+    this.#superviseTimer = undefined;
+    await this.gateway.stopServing();
+  }
+
+  async #superviseOnce(): Promise<void> {
+    if (this.#supervising || !this.isLeader()) return;
+    this.#supervising = true;
+    try {
+      await supervise({
+        name: this.name,
+        keys: this.keys,
+        redis: this.#redis,
+        gf: this.gf,
+        membership: this.membership,
+        control: this.control,
+        local: () => this.#localWriter(),
+        log: this.#log,
+      });
+    } catch (err) {
+      this.#log.warn({ err }, 'run supervision failed; trying again');
+    } finally {
+      this.#supervising = false;
+    }
+  }
+
+  #handlers(): Record<string, LeaderHandler> {
+    const handlers: Record<string, LeaderHandler> = {
+      crawl: (req: ClusterCrawlRequest) => this.#startRun(req),
+      stop: (reason: string) => this.#stopRun(reason === 'max-pages' ? 'max-pages' : 'interrupted'),
+    };
+    for (const op of ADMIN_OPS) {
+      handlers[`admin.${op}`] =
+        op === 'publish'
+          ? (catalogId: string, version: number) => this.#publishOnce(catalogId, version)
+          : (...args: never[]) => (this.#localWriter()[op] as (...a: never[]) => Promise<unknown>)(...args);
+    }
+    return handlers;
+  }
+
+  /** On the leader: open a run (one per cluster), announce it, and answer with its id; members take part on STARTED. */
+  async #startRun(req: ClusterCrawlRequest): Promise<RunStarted> {
+    const action: CrawlVerb = req.action ?? 'crawl';
+    if (action === 'resume') {
+      throw new CrawlerError('BAD_INPUT', 'resume is not available on a cluster yet', {
+        fix: 'crawl or update the catalog instead (docs/cluster.md, "Not built yet")',
+      });
+    }
+    const busy = await currentRun(this.#redis, this.keys);
+    if (busy) {
+      throw new CrawlerError(
+        'CONFLICT',
+        `cluster "${this.keys.cluster}" is running ${busy.action} of "${busy.catalog.name}" (run ${busy.runId})`,
+        { fix: 'wait for it to complete, or stop it with `greenfinger pause --cluster`' },
+      );
+    }
+    const catalogs = await this.gf.catalogs();
+    const { catalog: resolved, created } =
+      action === 'crawl' ? await catalogs.resolve(req) : await catalogs.existing(req);
+    const version = action === 'rebuild' ? resolved.indexVersion + 1 : resolved.indexVersion;
+    const catalog = await this.#localWriter().setRunningState(resolved.id, action, version);
+    const runId = `${reportStamp(new Date())}-${randomBytes(3).toString('hex')}`;
+    const info: RunInfo = {
+      runId,
+      catalog,
+      version,
+      action,
+      buckets: seenBuckets(catalog.settings.maxPages),
+      startedAt: new Date().toISOString(),
+      from: this.name,
+    };
+    const claimed = await this.#redis.set(this.keys.currentRun, JSON.stringify(info), 'EX', RUN_TTL_SECONDS, 'NX');
+    if (claimed !== 'OK') {
+      throw new CrawlerError('CONFLICT', `cluster "${this.keys.cluster}" started another run meanwhile`, {
+        fix: 'see `greenfinger status --cluster`',
+      });
+    }
+    await this.control.publish({ type: 'STARTED', ...info });
+    this.#log.info({ runId, catalog: catalog.name, version, action }, 'run started');
+    return { runId, catalogId: catalog.id, catalog: catalog.name, version, action, created };
+  }
+
+  /** On the leader: end the run in progress for everyone (written once, then broadcast). */
+  async #stopRun(reason: 'interrupted' | 'max-pages'): Promise<{ runId: string } | null> {
+    const info = await currentRun(this.#redis, this.keys);
+    if (!info) return null;
+    await this.#redis.set(this.keys.run(info.runId).ending, reason, 'NX');
+    await this.control.publish({ type: 'STOP', runId: info.runId, from: this.name, reason });
+    return { runId: info.runId };
+  }
+
+  /**
+   * On the leader: publish a version, once per run and under the lease's fencing token (a stale leader is refused,
+   * and a version never moves backwards), then tell every member so each writes its own search registry.
+   */
+  async #publishOnce(catalogId: string, version: number): Promise<Catalog> {
+    const local = this.#localWriter();
+    const info = await currentRun(this.#redis, this.keys);
+    const run = info && info.catalog.id === catalogId && info.version === version ? info : undefined;
+    const verdict = await this.lease.fencedPublish(
+      this.lease.token,
+      catalogId,
+      version,
+      run ? this.keys.run(run.runId).published : undefined,
+    );
+    if (verdict === 'stale') {
+      throw new CrawlerError('CLUSTER', `member ${this.name} is no longer the leader; not published`, {
+        fix: 'the new leader publishes when asked again',
+      });
+    }
+    const row = async () => (await (await this.gf.database()).catalogs.get(catalogId)) as Catalog;
+    if (verdict === 'done') return row();
+    if (verdict === 'backwards') {
+      this.#log.warn({ catalogId, version }, 'a newer version is published already; not published backwards');
+      return row();
+    }
+    let after: Catalog;
+    try {
+      after = await local.publish(catalogId, version);
+    } catch (err) {
+      if (run) await this.#redis.del(this.keys.run(run.runId).published);
+      throw err;
+    }
+    await this.control.publish({
+      type: 'PUBLISHED',
+      runId: run?.runId ?? '-',
+      from: this.name,
+      catalogId,
+      version,
+      catalog: after,
+    });
+    this.#log.info({ catalogId, version }, 'version published');
+    return after;
+  }
+
+  // ── the control channel ──────────────────────────────────────────────────────────────────────────────────
+
+  async #onControl(m: ControlMessage): Promise<void> {
+    switch (m.type) {
+      case 'STARTED': {
+        const info = decodeRunInfo(m);
+        if (info) this.#join(info);
+        return;
+      }
+      case 'STOP':
+      case 'PAUSE': {
+        const info = [...this.#runs.values()].find((r) => r.runId === m.runId);
+        if (!info) return;
+        const reason = m.reason === 'max-pages' ? 'max-pages' : 'interrupted';
+        for (const r of this.gf.crawler.running()) if (r.catalogId === info.catalog.id) r.engine.stop(reason);
+        return;
+      }
+      case 'PUBLISHED':
+        if (m.from !== this.name) await this.#published(m);
+        return;
+      case 'COMPLETED':
+        if (this.#completed.has(m.runId)) return;
+        this.#completed.add(m.runId);
+        for (const l of this.#onCompleted) {
+          try {
+            l(m);
+          } catch (err) {
+            this.#log.warn({ err }, 'a completion listener failed');
+          }
+        }
+        return;
+    }
+  }
+
+  /** Another member published: this member's search registry (catalogs.json) is its own to write. */
+  async #published(m: ControlMessage): Promise<void> {
+    const catalogId = String(m.catalogId ?? '');
+    const version = Number(m.version);
+    const row = m.catalog as Catalog | undefined;
+    const db = await this.gf.database();
+    const mine = await db.catalogs.get(catalogId);
+    // A database of its own has not seen the publish: take the leader's row (a shared one already holds it).
+    if (row && mine && mine.searchVersion < row.searchVersion) await db.catalogs.update(row);
+    await this.#localWriter()
+      .restorePublished(catalogId, version)
+      .catch((err: unknown) => this.#log.warn({ err, catalogId }, 'the search registry was not updated'));
+  }
+
+  /** Take part in a run (once), and post the part when it ends. */
+  #join(info: RunInfo): void {
+    if (this.#leaving || this.#parts.has(info.runId)) return;
+    const catalogId = info.catalog.id;
+    if (this.#runs.has(catalogId)) return;
+    this.#runs.set(catalogId, info);
+    const part = (async () => {
+      try {
+        const result = await takePart(
+          {
+            name: this.name,
+            keys: this.keys,
+            redis: this.#redis,
+            redisUrl: this.redisUrl,
+            gf: this.gf,
+            log: this.#log,
+            threads: this.#threads,
+          },
+          info,
+          { beforeCrawl: () => this.#fresh.add(`${catalogId}|${info.version}`) },
+        );
+        if (result) await postPart(this.#redis, this.keys, info.runId, this.name, result);
+      } catch (err) {
+        this.#log.error({ err, runId: info.runId }, 'could not take part in the run');
+        await postPart(this.#redis, this.keys, info.runId, this.name, {
+          error: err instanceof Error ? err.message : String(err),
+        }).catch(() => undefined);
+      } finally {
+        this.#runs.delete(catalogId);
+      }
+    })();
+    this.#parts.set(info.runId, part);
+  }
+
+  /** Wait until this member's part of a run has ended (and been posted). */
+  async partOf(runId: string): Promise<void> {
+    await this.#parts.get(runId);
+  }
+
+  /**
+   * Leave gracefully (SIGTERM): the pages in flight finish, this member's part ends as stopped, its heartbeat is
+   * removed so the leader re-homes what is left in its stream at once, and the lease is given up.
+   */
+  leave(): Promise<void> {
+    this.#leaving ??= (async () => {
+      this.#log.info('leaving the cluster');
+      for (const r of this.#gf?.crawler.running() ?? []) r.engine.stop('interrupted');
+      await Promise.all([...this.#parts.values()]);
+      await this.close();
+    })();
+    return this.#leaving;
+  }
+
+  /** Stop everything (without waiting for a run to end): heartbeat removed, lease given up, connections closed. */
+  async close(): Promise<void> {
+    if (this.#leaseTimer) clearInterval(this.#leaseTimer);
+    this.#leaseTimer = undefined;
+    await this.#stopLeading();
+    await this.membership.leave().catch(() => undefined);
+    await this.lease.release().catch(() => undefined);
+    await this.#gf?.close();
+    await closeRedis(this.#subscriber);
+    await closeRedis(this.#redis);
+  }
+}

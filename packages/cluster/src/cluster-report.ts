@@ -1,0 +1,106 @@
+import type { RunReport } from '@greenfinger/core';
+
+/** A member's part of a run, as it posted it: its report, or the error that ended its part. */
+export interface MemberPart {
+  report?: RunReport;
+  error?: string;
+  /** Crawl-stream entries it read, and of them the ones settled as already queued here. */
+  received?: number;
+  duplicates?: number;
+}
+
+/**
+ * The merged report of a cluster run (seed 000: "reports are per node and merged"): the members' counters added up,
+ * the run's ending, `nodes` (every member that took part) and `byNode` (each member's own report).
+ */
+export interface ClusterRunReport extends RunReport {
+  cluster: string;
+  runId: string;
+  nodes: string[];
+  byNode: Record<string, RunReport>;
+  /** Members whose part failed or who left without a report, with why. */
+  missing?: Record<string, string>;
+}
+
+function add(into: Record<string, number>, from: Record<string, number> | undefined): void {
+  for (const [k, v] of Object.entries(from ?? {})) into[k] = (into[k] ?? 0) + v;
+}
+
+/** Merge the members' reports of one run; `ending` is the run's, written once (routing-scripts.ts). */
+export function mergeReports(input: {
+  cluster: string;
+  runId: string;
+  ending: string;
+  parts: Record<string, MemberPart>;
+}): ClusterRunReport | undefined {
+  const byNode: Record<string, RunReport> = {};
+  const missing: Record<string, string> = {};
+  for (const [node, part] of Object.entries(input.parts).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (part.report) byNode[node] = part.report;
+    else missing[node] = part.error ?? 'no report';
+  }
+  const reports = Object.values(byNode);
+  const first = reports[0];
+  if (!first) return undefined;
+  const produced = { saved: 0, images: 0, indexed: 0, vectored: 0 };
+  const urls = { ...first.urls };
+  for (const k of Object.keys(urls) as Array<keyof RunReport['urls']>) urls[k] = 0;
+  const rejected: Record<string, number> = {};
+  const examples: Record<string, string> = {};
+  const outputs: RunReport['outputs'] = {};
+  const stages: Record<string, number> = {};
+  const pictures = { kept: 0, rejected: {} as Record<string, number>, examples: {} as Record<string, string> };
+  let startedAt = first.startedAt;
+  let endedAt = first.endedAt;
+  let published = false;
+  for (const r of reports) {
+    for (const k of Object.keys(produced) as Array<keyof typeof produced>) produced[k] += r.produced[k] ?? 0;
+    for (const k of Object.keys(urls) as Array<keyof RunReport['urls']>) urls[k] += r.urls[k] ?? 0;
+    add(rejected, r.rejected);
+    for (const [k, v] of Object.entries(r.examples ?? {})) examples[k] ??= v;
+    for (const [name, s] of Object.entries(r.outputs ?? {})) {
+      const o = outputs[name] ?? { written: 0, failed: 0 };
+      outputs[name] = o;
+      o.written += s.written;
+      o.failed += s.failed;
+      if (s.lastError) o.lastError = s.lastError;
+    }
+    add(stages, r.stages);
+    if (r.pictures) {
+      pictures.kept += r.pictures.kept;
+      add(pictures.rejected, r.pictures.rejected);
+      for (const [k, v] of Object.entries(r.pictures.examples)) pictures.examples[k] ??= v;
+    }
+    if (r.startedAt < startedAt) startedAt = r.startedAt;
+    if (r.endedAt > endedAt) endedAt = r.endedAt;
+    published ||= r.ending.published;
+  }
+  const fullyCrawled = input.ending === 'frontier-drained' && urls.outstanding === 0;
+  return {
+    ...first,
+    node: `cluster:${input.cluster}`,
+    startedAt,
+    endedAt,
+    elapsedMs: new Date(endedAt).getTime() - new Date(startedAt).getTime(),
+    produced,
+    urls,
+    rejected,
+    examples,
+    pictures,
+    outputs,
+    stages,
+    ending: {
+      reason: input.ending,
+      fullyCrawled,
+      published,
+      note: `${reports.length} member${reports.length === 1 ? '' : 's'}: ${Object.entries(byNode)
+        .map(([n, r]) => `${n} saved ${r.produced.saved}`)
+        .join(', ')}${published ? '; the version is published' : '; nothing was published'}`,
+    },
+    cluster: input.cluster,
+    runId: input.runId,
+    nodes: Object.keys(input.parts).sort(),
+    byNode,
+    ...(Object.keys(missing).length > 0 ? { missing } : {}),
+  };
+}

@@ -1,0 +1,161 @@
+import { type AdminWriter, type Greenfinger, type Logger, keys as layoutKeys, reportStamp } from '@greenfinger/core';
+import type { Redis } from 'ioredis';
+import { type ClusterRunReport, type MemberPart, mergeReports } from './cluster-report.js';
+import type { ControlChannel } from './control-channel.js';
+import { CrawlStreams } from './crawl-stream.js';
+import type { ClusterKeys } from './keys.js';
+import { LuaScript } from './lua-script.js';
+import type { Membership } from './membership.js';
+import { rehome } from './rehome.js';
+import { decodeRunInfo, type RunInfo } from './run-info.js';
+import { byNode } from './shared-counters.js';
+import { parseObject } from './wire.js';
+
+/** How long a run's keys stay after it completed (the CLI reads the merged report from there). */
+export const FINISHED_RUN_TTL_SECONDS = 3600;
+/** A run's keys expire this long after the last time a leader looked at it, so a cluster that dies leaves nothing. */
+export const RUN_TTL_SECONDS = 24 * 3600;
+
+/** Delete `run:current` only when it still names this run. */
+const CLEAR_CURRENT = new LuaScript(`
+local v = redis.call('GET', KEYS[1])
+if v and string.find(v, ARGV[1], 1, true) then return redis.call('DEL', KEYS[1]) end
+return 0`);
+
+export interface SupervisorContext {
+  name: string;
+  keys: ClusterKeys;
+  redis: Redis;
+  gf: Greenfinger;
+  membership: Membership;
+  control: ControlChannel;
+  /** The leader's own writer (the running state is the run's to clear). */
+  local: () => AdminWriter;
+  log: Logger;
+}
+
+/** The run in progress, as `run:current` holds it. */
+export async function currentRun(redis: Redis, keys: ClusterKeys): Promise<RunInfo | undefined> {
+  const text = await redis.get(keys.currentRun);
+  return text ? decodeRunInfo(text) : undefined;
+}
+
+/**
+ * The leader's watch over the run in progress, one pass (every 500 ms): re-home the streams of members that died,
+ * end the run at the catalog's page limit counted over every member, and once the run has ended and every live
+ * member has posted its part, merge the reports, write the merged report and broadcast COMPLETED — once, whoever
+ * leads when it happens. Completion itself is not decided here (every member decides it from the counters), so a
+ * leader that dies mid-crawl leaves nothing hanging: the next one carries on from the keys.
+ */
+export async function supervise(ctx: SupervisorContext): Promise<void> {
+  const info = await currentRun(ctx.redis, ctx.keys);
+  if (!info) return;
+  const run = ctx.keys.run(info.runId);
+  const [members, liveInfo, ending] = await Promise.all([
+    ctx.redis.smembers(run.members),
+    ctx.membership.live(),
+    ctx.redis.get(run.ending),
+  ]);
+  const live = new Set(liveInfo.map((m) => m.name));
+  const liveMembers = members.filter((m) => live.has(m)).sort();
+  const streams = new CrawlStreams(ctx.redis);
+  for (const dead of members.filter((m) => !live.has(m))) {
+    const key = run.stream(dead);
+    if ((await streams.length(key)) === 0 && (await ctx.redis.hexists(run.counters, `${dead}|seeded`))) continue;
+    await rehome({
+      redis: ctx.redis,
+      run,
+      dead,
+      live: liveMembers,
+      catalogId: info.catalog.id,
+      version: info.version,
+      claimant: ctx.name,
+      log: ctx.log,
+    });
+  }
+  if (!ending) {
+    const saved = [...byNode(await ctx.redis.hgetall(run.progress)).values()].reduce((sum, row) => {
+      const p = parseObject(row.p ?? '');
+      return sum + Number((p?.counters as { saved?: number } | undefined)?.saved ?? 0);
+    }, 0);
+    if (saved >= info.catalog.settings.maxPages && (await ctx.redis.set(run.ending, 'max-pages', 'NX')) === 'OK') {
+      ctx.log.info({ saved, maxPages: info.catalog.settings.maxPages }, 'the page limit is reached over the cluster');
+      await ctx.control.publish({ type: 'STOP', runId: info.runId, from: ctx.name, reason: 'max-pages' });
+    }
+    await ctx.redis.expire(run.members, RUN_TTL_SECONDS);
+    return;
+  }
+  const posted = await ctx.redis.hgetall(run.reports);
+  if (liveMembers.some((m) => posted[m] === undefined)) return;
+  await complete(ctx, info, ending, posted);
+}
+
+/** Merge, write, broadcast COMPLETED, clear the run: once (SET NX on the run's `completed` key). */
+async function complete(ctx: SupervisorContext, info: RunInfo, ending: string, posted: Record<string, string>) {
+  const run = ctx.keys.run(info.runId);
+  const parts: Record<string, MemberPart> = {};
+  for (const [node, text] of Object.entries(posted)) parts[node] = (parseObject(text) ?? {}) as MemberPart;
+  const merged = mergeReports({ cluster: ctx.keys.cluster, runId: info.runId, ending, parts });
+  if (merged) await writeMerged(ctx, info, merged);
+  const body = JSON.stringify(merged ?? { runId: info.runId, ending: { reason: ending }, missing: parts });
+  if ((await ctx.redis.set(run.completed, body, 'NX')) !== 'OK') return;
+  await ctx
+    .local()
+    .setRunningState(info.catalog.id, 'none')
+    .catch((err: unknown) => ctx.log.warn({ err }, 'could not reset the running state'));
+  await CLEAR_CURRENT.run(ctx.redis, [ctx.keys.currentRun], [`"runId":"${info.runId}"`]);
+  await ctx.control.publish({
+    type: 'COMPLETED',
+    runId: info.runId,
+    from: ctx.name,
+    catalogId: info.catalog.id,
+    version: info.version,
+    reason: ending,
+    published: merged?.ending.published ?? false,
+  });
+  await expireRun(ctx.redis, run.base, FINISHED_RUN_TTL_SECONDS);
+  ctx.log.info({ runId: info.runId, ending, saved: merged?.produced.saved }, 'the cluster run is complete');
+}
+
+/** The merged report, in the leader's file store (`reports/{stamp}-{action}-cluster.json`) and as the version's row. */
+async function writeMerged(ctx: SupervisorContext, info: RunInfo, merged: ClusterRunReport): Promise<void> {
+  const path = layoutKeys.report(
+    info.catalog.id,
+    info.version,
+    reportStamp(new Date(merged.endedAt)),
+    info.action,
+    'cluster',
+  );
+  merged.path = path;
+  try {
+    await ctx.gf.blobs.put(path, `${JSON.stringify(merged, null, 2)}\n`);
+    await (await ctx.gf.database()).resources.saveReport({
+      catalogId: info.catalog.id,
+      version: info.version,
+      action: info.action,
+      published: merged.ending.published,
+      report: merged,
+      createdAt: merged.endedAt,
+    });
+  } catch (err) {
+    ctx.log.warn({ err }, 'the merged report could not be stored');
+  }
+}
+
+/** Give every key of a run an expiry. */
+export async function expireRun(redis: Redis, base: string, seconds: number): Promise<number> {
+  let cursor = '0';
+  let n = 0;
+  for (let i = 0; i < 100_000; i++) {
+    const [next, found] = await redis.scan(cursor, 'MATCH', `${base}*`, 'COUNT', 500);
+    if (found.length > 0) {
+      const p = redis.pipeline();
+      for (const k of found) p.expire(k, seconds);
+      await p.exec();
+      n += found.length;
+    }
+    cursor = next;
+    if (cursor === '0') break;
+  }
+  return n;
+}
