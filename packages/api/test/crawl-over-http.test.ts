@@ -71,6 +71,13 @@ describe('a crawl driven over the API (inject)', () => {
     expect(html.headers['x-content-type-options']).toBe('nosniff');
     expect(html.headers['content-security-policy']).toMatch(/^sandbox/);
     expect(html.headers['cache-control']).toMatch(/max-age/);
+    // A document's original bytes go out as what they are, to download.
+    const pdf = list.items.find((i: { url: string }) => i.url.endsWith('/docs/report.pdf'));
+    const bytes = await f.call({ method: 'GET', url: `/v2/resource/${pdf.urlId ?? pdf.id}/html`, as: 'support' });
+    expect(bytes.statusCode).toBe(200);
+    expect(bytes.headers['content-type']).toBe('application/pdf');
+    expect(bytes.headers['content-disposition']).toBe('attachment; filename="report.pdf"');
+    expect(bytes.rawPayload.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     for (const evil of [
       '/v2/resource/..%2F..%2F..%2Fetc%2Fpasswd/html',
       '/v2/resource/../../etc/passwd',

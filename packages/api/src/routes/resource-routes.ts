@@ -15,6 +15,12 @@ function fileHeaders(reply: FastifyReply, type: string, bytes: number): FastifyR
     .header('cross-origin-resource-policy', 'same-origin');
 }
 
+/** The file name a document is downloaded under: its url's last segment, reduced to safe characters. */
+function downloadName(url: string): string {
+  const last = decodeURIComponent(new URL(url).pathname.split('/').pop() || 'document');
+  return last.replace(/[^\w.-]+/g, '_').slice(0, 120) || 'document';
+}
+
 const IMAGE_TYPES = /^image\/(png|jpeg|gif|webp|avif|bmp|x-icon|vnd\.microsoft\.icon)$/;
 
 /** Saved pages of a version (paged, filtered), one page with its pictures, and its files by id — never by a path. */
@@ -100,11 +106,14 @@ export function resourceRoutes(app: FastifyInstance, ctx: ApiContext): void {
         const r = await (await gf.database()).resources.getResource(req.params.id);
         const bytes = r ? await gf.blobs.get(kind === 'html' ? r.htmlPath : r.textPath) : undefined;
         if (!r || !bytes) return reply.status(404).send(notFound(req.params.id));
-        return fileHeaders(
-          reply,
-          kind === 'html' ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8',
-          bytes.length,
-        ).send(bytes);
+        // A document (PDF, Word, text) keeps its original bytes where a page keeps its html: sent as what it is.
+        const document =
+          kind === 'html' && !/^\s*(text\/html|application\/xhtml\+xml)/i.test(r.contentType || 'text/html');
+        const type =
+          kind === 'text' ? 'text/plain; charset=utf-8' : document ? r.contentType : 'text/html; charset=utf-8';
+        const sent = fileHeaders(reply, type, bytes.length);
+        if (document) sent.header('content-disposition', `attachment; filename="${downloadName(r.url)}"`);
+        return sent.send(bytes);
       },
     );
   }
