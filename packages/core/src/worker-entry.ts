@@ -1,22 +1,17 @@
+import { type ChildProcess, fork } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker, type WorkerOptions } from 'node:worker_threads';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { CrawlerError, StageError } from './errors.js';
 
 /**
  * Start a worker thread running the module `file` (without extension) beside the calling module: the compiled
  * `.js` from dist, or — when the caller runs from TypeScript sources under vitest/tsx — a boot script that
  * registers tsx inside the worker (tsx's `--import` hook registers on the main thread only) and imports the `.ts`.
- * `options` go to the Worker as they are (`resourceLimits`: the document worker's heap cap).
  */
-export function startWorker(
-  callerUrl: string,
-  file: string,
-  workerData?: unknown,
-  options: Pick<WorkerOptions, 'resourceLimits'> = {},
-): Worker {
-  if (!callerUrl.endsWith('.ts')) return new Worker(new URL(`${file}.js`, callerUrl), { ...options, workerData });
+export function startWorker(callerUrl: string, file: string, workerData?: unknown): Worker {
+  if (!callerUrl.endsWith('.ts')) return new Worker(new URL(`${file}.js`, callerUrl), { workerData });
   let tsxApi: string;
   try {
     tsxApi = pathToFileURL(
@@ -30,7 +25,42 @@ export function startWorker(
   }
   const entry = new URL(`${file}.ts`, callerUrl).href;
   const boot = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
-  return new Worker(boot, { ...options, eval: true, workerData });
+  return new Worker(boot, { eval: true, workerData });
+}
+
+/** Options of {@link forkWorkerProcess}. */
+export interface WorkerProcessOptions {
+  /** V8 old-generation heap of the process, MiB (`--max-old-space-size`). */
+  heapMb: number;
+}
+
+/**
+ * Start a child process running the module `file` (without extension) beside the calling module, with an IPC
+ * channel (advanced serialization: typed arrays cross as they are). From dist it runs the compiled `.js`; from
+ * TypeScript sources under vitest/tsx it runs the `.ts` with tsx's loader. Unlike a worker thread's resourceLimits,
+ * which V8 enforces only on a best-effort basis (one array grown past the cap aborts the whole process — measured
+ * on Node 20.20 with a PDF that holds one huge array), a process that runs out of heap takes only itself down.
+ * Its stdout is dropped and its stderr piped (the caller reads the reason of a crash there).
+ */
+export function forkWorkerProcess(callerUrl: string, file: string, options: WorkerProcessOptions): ChildProcess {
+  const execArgv = [`--max-old-space-size=${options.heapMb}`];
+  let entry: string;
+  if (callerUrl.endsWith('.ts')) {
+    let loader: string;
+    try {
+      loader = pathToFileURL(
+        join(dirname(createRequire(callerUrl).resolve('tsx/package.json')), 'dist/loader.mjs'),
+      ).href;
+    } catch (cause) {
+      throw new CrawlerError('CONFIG', `running ${file} from TypeScript sources needs tsx`, {
+        cause,
+        fix: 'install the dev dependencies (tsx), or build with tsc and run dist',
+      });
+    }
+    execArgv.push('--import', loader);
+    entry = fileURLToPath(new URL(`${file}.ts`, callerUrl));
+  } else entry = fileURLToPath(new URL(`${file}.js`, callerUrl));
+  return fork(entry, [], { execArgv, serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
 }
 
 /**

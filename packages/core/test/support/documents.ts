@@ -191,7 +191,27 @@ export type HostilePdfKind =
    */
   | 'bomb'
   /** A page tree claiming 100 million pages, its Kids pointing back at itself. */
-  | 'page-loop';
+  | 'page-loop'
+  /**
+   * A catalog carrying an array of `mb` MiB of zeros (half a million numbers per MiB), uncompressed: a reader
+   * parses the catalog as it opens the file, so its heap fills within a second. The one that can crash a worker.
+   */
+  | 'huge-array';
+
+/** A one-page PDF whose content stream is `content`, flate-compressed. */
+function singlePagePdf(content: Buffer): Buffer {
+  const w = new PdfWriter();
+  const catalog = w.reserve();
+  const pages = w.reserve();
+  const font = w.add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>');
+  const stream = w.add(w.stream('/Filter /FlateDecode', deflateSync(content, { level: 9 })));
+  const page = w.add(
+    `<< /Type /Page /Parent ${pages} 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 ${font} 0 R >> >> /Contents ${stream} 0 R >>`,
+  );
+  w.set(pages, `<< /Type /Pages /Kids [${page} 0 R] /Count 1 >>`);
+  w.set(catalog, `<< /Type /Catalog /Pages ${pages} 0 R >>`);
+  return w.serialise(catalog);
+}
 
 /** A document designed to break or stall a PDF reader (see {@link HostilePdfKind}). */
 export function hostilePdf(kind: HostilePdfKind, options: { mb?: number; seed?: number } = {}): Buffer {
@@ -213,19 +233,25 @@ export function hostilePdf(kind: HostilePdfKind, options: { mb?: number; seed?: 
     }
     case 'bomb': {
       const mb = options.mb ?? 64;
-      const line = Buffer.from('1 0 0 1 0 0 Tm (bomb) Tj\n', 'latin1');
-      const raw = Buffer.alloc(mb * 1024 * 1024);
-      for (let o = 0; o + line.length <= raw.length; o += line.length) line.copy(raw, o);
+      const line = Buffer.from('1 0 0 1 72 700 Tm (bomb) Tj\n', 'latin1');
+      const raw = Buffer.alloc(mb * 1024 * 1024, 0x20);
+      Buffer.from('BT /F1 12 Tf\n').copy(raw, 0);
+      for (let o = 13; o + line.length <= raw.length - 4; o += line.length) line.copy(raw, o);
+      Buffer.from('\nET\n').copy(raw, raw.length - 4);
+      return singlePagePdf(raw);
+    }
+    case 'huge-array': {
+      const mb = options.mb ?? 64;
       const w = new PdfWriter();
       const catalog = w.reserve();
       const pages = w.reserve();
-      const font = w.add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>');
-      const content = w.add(w.stream('/Filter /FlateDecode', deflateSync(raw, { level: 9 })));
-      const page = w.add(
-        `<< /Type /Page /Parent ${pages} 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 ${font} 0 R >> >> /Contents ${content} 0 R >>`,
-      );
+      const page = w.add(`<< /Type /Page /Parent ${pages} 0 R /MediaBox [0 0 612 792] >>`);
       w.set(pages, `<< /Type /Pages /Kids [${page} 0 R] /Count 1 >>`);
-      w.set(catalog, `<< /Type /Catalog /Pages ${pages} 0 R >>`);
+      const zeros = Buffer.alloc(mb * 1024 * 1024, '0 ');
+      w.set(
+        catalog,
+        Buffer.concat([Buffer.from(`<< /Type /Catalog /Pages ${pages} 0 R /Junk [`), zeros, Buffer.from('] >>')]),
+      );
       return w.serialise(catalog);
     }
     case 'page-loop': {

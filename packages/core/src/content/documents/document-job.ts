@@ -1,6 +1,6 @@
 import type { ParsedDocument } from './document-parser.js';
 
-/** A document sent to the document worker: one at a time, the next only after the answer. */
+/** A document sent to the document worker process: one at a time, the next only after the answer. */
 export interface DocumentJob {
   id: number;
   parser: string;
@@ -9,7 +9,7 @@ export interface DocumentJob {
   contentType: string;
 }
 
-/** What the document worker posts: `ready` once its libraries are loaded, then one answer per job. */
+/** What the document worker process sends: `ready` once its libraries are loaded, then one answer per job. */
 export type DocumentWorkerMessage =
   | { type: 'ready' }
   | { type: 'done'; id: number; doc: ParsedDocument }

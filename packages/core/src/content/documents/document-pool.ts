@@ -1,5 +1,6 @@
+import type { ChildProcess } from 'node:child_process';
 import { StageError } from '../../errors.js';
-import { SharedThread, startWorker } from '../../worker-entry.js';
+import { forkWorkerProcess } from '../../worker-entry.js';
 import { checkedDocument, type DocumentContent, documentContent } from './document-content.js';
 import { DocumentError } from './document-error.js';
 import { type DocumentJob, type DocumentWorkerMessage, shortMessage } from './document-job.js';
@@ -15,8 +16,13 @@ export interface DocumentPoolOptions {
    * GF_DOCUMENT_TIMEOUT_MS. @default 30000
    */
   timeoutMs?: number | undefined;
-  /** V8 old-generation heap of the worker, MiB; a document that needs more crashes it (`unreadable`). @default 512 */
+  /** V8 old-generation heap of the worker process, MiB; a document that needs more ends it (`unreadable`). @default 512 */
   memoryMb?: number | undefined;
+  /**
+   * An idle worker is stopped after this long, giving its memory back (documents are rare next to pages; the next
+   * one starts a worker again, about 0.3 s). @default 60000
+   */
+  idleMs?: number | undefined;
 }
 
 /** How long a fresh worker may take to load its libraries before the job waiting for it fails. */
@@ -38,37 +44,85 @@ interface Running {
 }
 
 interface Slot {
-  thread: SharedThread;
+  child: ChildProcess;
   ready: boolean;
   startTimer: NodeJS.Timeout | undefined;
+  /** The end of what the process wrote to stderr: V8's reason when it aborts. */
+  stderr: string;
+}
+
+/** Stderr kept of the worker process, for the reason of a crash. */
+const STDERR_TAIL = 4096;
+
+/** While it works the worker process keeps the crawl's process alive; idle it never does. */
+function hold(child: ChildProcess, busy: boolean): void {
+  const handles = [child, child.channel, child.stderr] as (
+    | { ref?: () => void; unref?: () => void }
+    | null
+    | undefined
+  )[];
+  for (const h of handles) {
+    if (busy) h?.ref?.();
+    else h?.unref?.();
+  }
+}
+
+/** Kill a worker process and wait (at most 5 s) for it to be gone. */
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 5000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGKILL');
+  });
+}
+
+/** The line of a crashed process's stderr that says why: its last error line, else its last line. */
+function reasonLine(stderr: string): string {
+  const lines = stderr.trim().split('\n');
+  return (
+    [...lines]
+      .reverse()
+      .find((l) => /error|fatal/i.test(l))
+      ?.trim() ??
+    lines.pop()?.trim() ??
+    ''
+  );
 }
 
 const MIB = 1024 * 1024;
 const mib = (bytes: number) => `${(bytes / MIB).toFixed(bytes < 10 * MIB ? 1 : 0)} MiB`;
 
 /**
- * Parses documents (PDF, Word, text) on one worker thread, so a hostile document cannot block or crash the crawl:
- * over `maxBytes` it is refused before any work, past `timeoutMs` its worker is terminated and replaced, and a
- * worker that crashes (out of memory under `memoryMb`) fails only the document it was reading and is replaced.
- * Documents are queued and parsed one at a time, in order. The worker starts on the first document and `close()`
- * ends it. A parser a library user registered runs on the calling thread (the worker cannot see it), under the same
- * size cap and timeout (which there can only stop waiting, not stop the parser).
+ * Parses documents (PDF, Word, text) in one worker process, so a hostile document cannot block or crash the crawl:
+ * over `maxBytes` it is refused before any work, past `timeoutMs` the worker is killed and replaced, and a worker
+ * that crashes (out of heap under `memoryMb`) fails only the document it was reading and is replaced. A process, not
+ * a worker thread: a thread's heap cap is best-effort in V8, and a document that grows one huge array past it aborts
+ * the whole crawl (measured: docs/libraries.md). Documents are queued and parsed one at a time, in order. The worker
+ * starts on the first document and `close()` ends it. A parser a library user registered runs on the calling thread
+ * (the worker cannot see it), under the same size cap and timeout (which there can only stop waiting).
  */
 export class DocumentPool {
   readonly maxBytes: number;
   readonly timeoutMs: number;
   readonly memoryMb: number;
+  readonly idleMs: number;
   readonly #queue: Job[] = [];
   #slot: Slot | undefined;
   #running: Running | undefined;
   #nextId = 1;
   #closed = false;
   #started = 0;
+  #idleTimer: NodeJS.Timeout | undefined;
 
   constructor(options: DocumentPoolOptions = {}) {
     this.maxBytes = options.maxBytes ?? 50 * MIB;
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.memoryMb = options.memoryMb ?? 512;
+    this.idleMs = options.idleMs ?? 60_000;
     if (!(this.maxBytes > 0) || !(this.timeoutMs > 0) || !(this.memoryMb >= 16)) {
       throw new TypeError(
         `DocumentPool: maxBytes and timeoutMs must be positive and memoryMb at least 16, got ${this.maxBytes}, ${this.timeoutMs}, ${this.memoryMb}`,
@@ -113,9 +167,9 @@ export class DocumentPool {
     return this.#running !== undefined;
   }
 
-  /** The worker's thread id, undefined before the first document and after a timeout, a crash or close. */
-  get threadId(): number | undefined {
-    return this.#slot?.thread.worker.threadId;
+  /** The worker process's pid, undefined before the first document and after a timeout, a crash or close. */
+  get pid(): number | undefined {
+    return this.#slot?.child.pid;
   }
 
   /** Workers started so far (the first, then one per timeout or crash). */
@@ -149,24 +203,24 @@ export class DocumentPool {
   }
 
   #spawn(): Slot {
-    const thread = new SharedThread(
-      startWorker(import.meta.url, './document-worker', undefined, {
-        resourceLimits: { maxOldGenerationSizeMb: this.memoryMb, stackSizeMb: 4 },
-      }),
-    );
+    const child = forkWorkerProcess(import.meta.url, './document-worker', { heapMb: this.memoryMb });
     this.#started++;
-    const slot: Slot = { thread, ready: false, startTimer: undefined };
+    const slot: Slot = { child, ready: false, startTimer: undefined, stderr: '' };
     // Held while it starts: a job waits for it, and the process must wait with the job.
-    thread.hold();
+    hold(child, true);
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => {
+      slot.stderr = (slot.stderr + chunk).slice(-STDERR_TAIL);
+    });
     slot.startTimer = setTimeout(() => {
       this.#lose(slot, new StageError('document', `the document worker did not start within ${START_DEADLINE_MS} ms`));
     }, START_DEADLINE_MS);
-    thread.on(undefined, (m: DocumentWorkerMessage) => {
+    child.on('message', (m: DocumentWorkerMessage) => {
       if (this.#slot !== slot) return;
       if (m.type === 'ready') {
         slot.ready = true;
         clearTimeout(slot.startTimer);
-        thread.release();
+        hold(child, false);
         this.#pump();
         return;
       }
@@ -174,24 +228,36 @@ export class DocumentPool {
       if (!running || running.id !== m.id) return;
       this.#running = undefined;
       clearTimeout(running.timer);
-      thread.release();
+      hold(child, false);
       if (m.type === 'done') running.job.resolve(documentContent(m.doc, running.job.parser));
       else running.job.reject(new DocumentError('unreadable', m.message));
       this.#pump();
     });
-    thread.onFailure((err) => {
+    const ended = (err: Error | undefined, code: number | null, signal: NodeJS.Signals | null) => {
       if (this.#slot !== slot) return;
-      const oom = (err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY';
-      const why = oom
-        ? new DocumentError(
-            'unreadable',
-            `reading it ran the document worker out of memory (${this.memoryMb} MiB heap)`,
-            err,
-          )
-        : slot.ready
-          ? new DocumentError('unreadable', `the document worker crashed reading it: ${shortMessage(err)}`, err)
-          : new StageError('document', `the document worker failed to start: ${shortMessage(err)}`, err);
+      const oom = /heap out of memory|Allocation failed/i.test(slot.stderr);
+      const how = oom
+        ? `out of memory, ${this.memoryMb} MiB heap`
+        : err
+          ? shortMessage(err)
+          : signal
+            ? `killed by ${signal}`
+            : `exit code ${code}`;
+      const why = !slot.ready
+        ? new StageError('document', `the document worker failed to start (${how}): ${reasonLine(slot.stderr)}`, err)
+        : oom
+          ? new DocumentError(
+              'unreadable',
+              `reading it ran the document worker out of memory (${this.memoryMb} MiB heap)`,
+            )
+          : new DocumentError('unreadable', `the document worker crashed reading it (${how})`, err);
       this.#lose(slot, why);
+    };
+    child.on('error', (err) => ended(err, null, null));
+    child.on('exit', (code, signal) => {
+      // Let the rest of its stderr (V8's out-of-memory report) arrive before deciding why it ended.
+      if (child.stderr && !child.stderr.readableEnded) child.stderr.once('close', () => ended(undefined, code, signal));
+      else ended(undefined, code, signal);
     });
     return slot;
   }
@@ -204,7 +270,7 @@ export class DocumentPool {
     if (this.#slot !== slot) return;
     this.#slot = undefined;
     clearTimeout(slot.startTimer);
-    slot.thread.terminate().catch(() => undefined);
+    slot.child.kill('SIGKILL');
     const running = this.#running;
     this.#running = undefined;
     if (running) {
@@ -215,15 +281,25 @@ export class DocumentPool {
   }
 
   #pump(): void {
-    if (this.#closed || this.#running || this.#queue.length === 0) return;
+    clearTimeout(this.#idleTimer);
+    if (this.#closed || this.#running) return;
+    if (this.#queue.length === 0) {
+      const slot = this.#slot;
+      if (slot?.ready) {
+        this.#idleTimer = setTimeout(() => {
+          if (this.#slot !== slot || this.#running || this.#queue.length > 0) return;
+          this.#slot = undefined;
+          void stop(slot.child);
+        }, this.idleMs);
+        this.#idleTimer.unref();
+      }
+      return;
+    }
     if (!this.#slot) this.#slot = this.#spawn();
     const slot = this.#slot;
     if (!slot.ready) return;
     const job = this.#queue.shift()!;
     const id = this.#nextId++;
-    // A copy of its own, handed over to the worker (the caller keeps its bytes, e.g. to store them).
-    const copy = new Uint8Array(job.bytes.byteLength);
-    copy.set(job.bytes);
     const timer = setTimeout(() => {
       this.#lose(
         slot,
@@ -234,15 +310,28 @@ export class DocumentPool {
       );
     }, this.timeoutMs);
     this.#running = { id, job, timer };
-    slot.thread.hold();
-    const message: DocumentJob = { id, parser: job.parser, bytes: copy, url: job.url, contentType: job.contentType };
-    slot.thread.post(message, [copy.buffer]);
+    hold(slot.child, true);
+    const message: DocumentJob = {
+      id,
+      parser: job.parser,
+      bytes: job.bytes,
+      url: job.url,
+      contentType: job.contentType,
+    };
+    slot.child.send(message, (err) => {
+      if (err && this.#slot === slot)
+        this.#lose(
+          slot,
+          new DocumentError('unreadable', `could not send it to the document worker: ${shortMessage(err)}`, err),
+        );
+    });
   }
 
-  /** Stop the worker; the document it reads and those waiting are rejected. */
+  /** Stop the worker process; the document it reads and those waiting are rejected. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    clearTimeout(this.#idleTimer);
     const err = new StageError('document', 'the document pool was closed');
     for (const job of this.#queue.splice(0)) job.reject(err);
     const running = this.#running;
@@ -255,7 +344,7 @@ export class DocumentPool {
     this.#slot = undefined;
     if (slot) {
       clearTimeout(slot.startTimer);
-      await slot.thread.terminate();
+      await stop(slot.child);
     }
   }
 

@@ -124,7 +124,8 @@ export function markdownText(source: string): MarkdownText {
       out.push('');
       continue;
     }
-    if (RULE.test(line) || TABLE_DELIMITER.test(line)) {
+    if (TABLE_DELIMITER.test(line)) continue;
+    if (RULE.test(line)) {
       out.push('');
       continue;
     }

@@ -98,17 +98,17 @@ export class PdfDocumentParser implements DocumentContentParser {
         const page = await doc.getPage(n);
         const text = new PdfPageText();
         const reader = page.streamTextContent().getReader();
+        // Past the cap the rest of the page is read and dropped, not cancelled: pdf.js waits forever for a
+        // cancelled text stream when the document is destroyed (measured on a decompression bomb). The pool's
+        // timeout bounds how long that takes.
         for (;;) {
           const { value, done } = await reader.read();
           if (done) break;
+          if (truncated) continue;
           for (const item of (value as { items: unknown[] }).items) {
             if (typeof (item as PdfTextRun).str === 'string') text.add(item as PdfTextRun);
           }
-          if (chars + text.chars > MAX_DOCUMENT_TEXT) {
-            truncated = true;
-            await reader.cancel();
-            break;
-          }
+          if (chars + text.chars > MAX_DOCUMENT_TEXT) truncated = true;
         }
         chars += text.chars;
         pages.push(text.text());
