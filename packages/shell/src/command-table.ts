@@ -1,6 +1,7 @@
 import { afterText, type CommandSpec, type GroupSpec, type Mode, optionsIn } from './command-spec.js';
 import { CATALOG_COMMANDS, CATALOG_GROUP } from './commands/catalog.js';
 import { CATALOG_SAVE_COMMAND } from './commands/catalog-save.js';
+import { NODE_COMMAND } from './commands/cluster.js';
 import { CONTROL_COMMANDS } from './commands/control.js';
 import { CRAWL_COMMANDS } from './commands/crawl.js';
 import { DELETE_COMMAND } from './commands/delete.js';
@@ -30,6 +31,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   WHY_COMMAND,
   ...USER_COMMANDS,
   SERVE_COMMAND,
+  NODE_COMMAND,
   TEST_URL_COMMAND,
   SHELL_COMMAND,
   CATALOG_SAVE_COMMAND,

@@ -1,10 +1,12 @@
 import type { Greenfinger, Job, RunStatus } from '@greenfinger/core';
 import { type CommandContext, type CommandSpec, defineCommand } from '../command-spec.js';
 import { EXIT } from '../io.js';
+import { clusterOption, clusterPause, clusterStatus } from './cluster.js';
 import { dataOption, jsonOption } from './options.js';
 import { type CatalogRefOptions, catalogRefOf } from './versions.js';
 
 interface StatusOptions {
+  cluster?: string;
   json?: boolean;
   all?: boolean;
 }
@@ -21,12 +23,14 @@ export const CONTROL_COMMANDS: CommandSpec[] = [
       { flags: '--id <id>', description: 'the catalog with this id' },
       { flags: '--name <name>', description: 'the catalog with this name' },
       { flags: '--url <url>', description: 'the catalog with this url' },
+      clusterOption('stop the run of this cluster on every member (no catalog needed: one run per cluster)'),
       dataOption(),
       jsonOption('print exactly one JSON document'),
     ],
     details: 'Continue later with resume.',
     examples: ['greenfinger pause --name docs', 'greenfinger resume --name docs'],
-    run: async (ctx, _args, opts) => {
+    run: async (ctx, _args, opts: CatalogRefOptions & { cluster?: string }) => {
+      if (opts.cluster) return clusterPause(opts.cluster, opts.json === true, ctx.io);
       const gf = await ctx.gf();
       const { io } = ctx;
       if (ctx.session) {
@@ -54,19 +58,21 @@ export const CONTROL_COMMANDS: CommandSpec[] = [
     prompt: 'status',
     summary: 'What runs now on this data store, with live counters.',
     options: [
+      clusterOption('the members of this cluster, its leader and its run ({members:[{name, leader, …}], leader, run})'),
       dataOption(),
       jsonOption(
         'print exactly one JSON document: [{catalogId, catalog, action, version, pid, since, counters, queued}]',
       ),
       { flags: '--all', description: 'also the jobs of this prompt that ended', promptOnly: true },
     ],
-    examples: ['greenfinger status', 'greenfinger status --json'],
+    examples: ['greenfinger status', 'greenfinger status --json', 'greenfinger status --cluster docs --json'],
     promptExamples: [
       'status          # live counters of the crawls running in the background, once a second; q then Return detaches',
       'status --all    # also the jobs of this session that ended',
       'status --json',
     ],
     run: async (ctx, _args, opts) => {
+      if (opts.cluster) return clusterStatus(opts.cluster, opts.json === true, ctx.io);
       const gf = await ctx.gf();
       if (ctx.session) return promptStatus(ctx, gf, opts);
       const runs = await gf.crawler.status();

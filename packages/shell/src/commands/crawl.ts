@@ -11,6 +11,7 @@ import {
 import { type CommandContext, type CommandSpec, defineCommand, type OptionSpec } from '../command-spec.js';
 import { explainNothingSaved, formatProgress, formatSummary } from '../format.js';
 import { EXIT, type Io, reportError } from '../io.js';
+import { clusterOption, runClusterCrawl } from './cluster.js';
 import {
   dataOption,
   jsonOption,
@@ -21,6 +22,7 @@ import {
 } from './options.js';
 
 interface CrawlOptions extends SettingsOptions {
+  cluster?: string;
   refresh?: boolean;
   url?: string;
   /** The first is where fetching begins; any further one is another start reference (the catalog's `seedUrls`). */
@@ -93,6 +95,7 @@ function crawlOptions(verb: CrawlVerb): OptionSpec[] {
       : []),
     ...(verb === 'update' ? [{ flags: '--refresh', description: 'also revisit the pages held (= merge)' }] : []),
     ...SETTINGS_OPTIONS,
+    clusterOption('send the verb to the leader of this cluster and wait, with the same progress and summary'),
     dataOption('data root holding system/ and user/ (default ./data or GF_DATA_STORE)'),
     jsonOption('print exactly one JSON document: the run report'),
     {
@@ -188,6 +191,8 @@ async function startJob(action: CrawlVerb, opts: CrawlOptions, ctx: CommandConte
 async function runCrawl(action: CrawlVerb, opts: CrawlOptions, ctx: CommandContext): Promise<number> {
   const { io } = ctx;
   if (needsCatalog(action, opts, io)) return EXIT.usage;
+  if (opts.cluster)
+    return runClusterCrawl(action, { ...opts, startUrl: opts.startUrl?.[0] }, settingsWithSeeds(opts), io);
   let gf: Greenfinger | undefined;
   const controller = new AbortController();
   let interrupts = 0;

@@ -1,0 +1,251 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ClusterClient, ClusterNode, type ClusterRunReport, type ClusterStatus, checkName } from '@greenfinger/cluster';
+import {
+  type CatalogSettings,
+  type CrawlProgress,
+  type CrawlVerb,
+  createLogger,
+  envDataStore,
+  loadSettings,
+  probeDataRoot,
+  silentLogger,
+  unknownEnv,
+} from '@greenfinger/core';
+import { intArg } from '../args.js';
+import { type CommandSpec, defineCommand, type OptionSpec } from '../command-spec.js';
+import { formatProgress, formatSummary } from '../format.js';
+import { EXIT, type Io, reportError } from '../io.js';
+import { dataOption, verboseOption } from './options.js';
+
+/** `--cluster NAME` on the one-line CLI: the verb is sent to the cluster's leader instead of run here. */
+export function clusterOption(
+  what = 'send it to the leader of this cluster (GF_REDIS_URL names the Redis)',
+): OptionSpec {
+  return {
+    flags: '--cluster <name>',
+    description: what,
+    cliOnly: true,
+    parse: (v: string) => checkName('--cluster', v),
+  };
+}
+
+/** The Redis url: GF_REDIS_URL, else the default. */
+function redisUrl(): string {
+  return loadSettings({ dataStore: envDataStore() }).redisUrl;
+}
+
+interface NodeOptions {
+  cluster: string;
+  data?: string;
+  threads?: number;
+  nodeName?: string;
+  verbose?: boolean;
+}
+
+/** `node`: a long-lived cluster member, until SIGTERM or Ctrl-C (then it leaves gracefully, its work re-homed). */
+export const NODE_COMMAND = defineCommand<NodeOptions>({
+  cli: 'node',
+  summary: 'Run a long-lived crawler member of a cluster (Redis at GF_REDIS_URL); it crawls whatever the cluster runs.',
+  options: [
+    { ...clusterOption('the cluster to join (every key under gf:NAME: in Redis)'), required: true },
+    dataOption('this member’s own data root (default ./data or GF_DATA_STORE)'),
+    {
+      flags: '--threads <n>',
+      description: 'worker threads of its part of each run (default the catalog’s)',
+      parse: intArg('--threads', 1),
+    },
+    {
+      flags: '--node-name <name>',
+      description: 'its name in the cluster and in report file names (default GF_NODE, else the host name)',
+      parse: (v: string) => checkName('--node-name', v),
+    },
+    verboseOption('write the JSON log to stderr instead of data/system/logs'),
+  ],
+  details:
+    'Members meet in Redis: heartbeats, a leader lease, one crawl stream each, the control channel (docs/cluster.md).\n' +
+    'The first member to start leads; when it stops, another takes over within the lease time (5 s).\n' +
+    'Start a crawl from anywhere with `greenfinger crawl --cluster NAME --url …`; watch with `status --cluster NAME`.\n' +
+    'SIGTERM or Ctrl-C leaves gracefully: pages in flight finish and what is left in its stream is re-homed to the others.',
+  examples: [
+    'greenfinger node --cluster docs --data ./data-1 --node-name n1',
+    'GF_REDIS_URL=redis://10.0.0.5:6379 DATABASE_URL=postgres://gf@10.0.0.5/gf greenfinger node --cluster docs --threads 8',
+  ],
+  run: (ctx, _args, opts) => runNode(opts, ctx.io),
+}) satisfies CommandSpec;
+
+async function runNode(opts: NodeOptions, io: Io): Promise<number> {
+  let node: ClusterNode | undefined;
+  try {
+    probeDataRoot(opts.data ?? envDataStore());
+    const log = opts.verbose ? createLogger({ destination: 2 }) : createLogger({ destination: logFile(opts.data) });
+    const unknown = unknownEnv();
+    if (unknown.length > 0) log.warn({ variables: unknown }, `unknown GF_* variables ignored: ${unknown.join(', ')}`);
+    node = await ClusterNode.start({
+      cluster: opts.cluster,
+      nodeName: opts.nodeName,
+      dataRoot: opts.data,
+      threads: opts.threads,
+      log,
+    });
+    io.err(
+      `greenfinger: member "${node.name}" of cluster "${opts.cluster}" (${node.isLeader() ? 'leader' : 'follower'}), data ${node.gf.layout.root}; Ctrl-C leaves\n`,
+    );
+    node.onCompleted((m) =>
+      io.err(`greenfinger: run ${m.runId} completed: ${String(m.reason)}${m.published ? ', published' : ''}\n`),
+    );
+    return await untilSignal(node, io);
+  } catch (err) {
+    await node?.close().catch(() => undefined);
+    return reportError(io, err);
+  }
+}
+
+/** data/system/logs/greenfinger.log, as the other commands log there. */
+function logFile(data: string | undefined): string {
+  const dir = join(data ?? envDataStore(), 'system', 'logs');
+  mkdirSync(dir, { recursive: true });
+  return join(dir, 'greenfinger.log');
+}
+
+/** SIGTERM or SIGINT: leave gracefully; a second signal exits at once (the leader re-homes the rest). */
+function untilSignal(node: ClusterNode, io: Io): Promise<number> {
+  return new Promise((resolve) => {
+    let signalled = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (signalled) process.exit(EXIT.interrupted);
+      signalled = true;
+      io.err(`greenfinger: ${signal}: leaving the cluster (pages in flight finish; the rest is re-homed)\n`);
+      node.leave().then(
+        () => {
+          process.off('SIGTERM', onSignal);
+          process.off('SIGINT', onSignal);
+          resolve(EXIT.ok);
+        },
+        (err: unknown) => resolve(reportError(io, err)),
+      );
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}
+
+/** The options of a crawl verb that a cluster run takes (the catalog and its stored settings). */
+export interface ClusterCrawlOptions {
+  cluster?: string;
+  url?: string;
+  startUrl?: string;
+  name?: string;
+  id?: string;
+  json?: boolean;
+}
+
+/** A crawl verb sent to the cluster's leader, waited for with the same progress line and summary as a local run. */
+export async function runClusterCrawl(
+  action: CrawlVerb,
+  opts: ClusterCrawlOptions,
+  settings: Partial<CatalogSettings>,
+  io: Io,
+): Promise<number> {
+  const controller = new AbortController();
+  const onSignal = () => {
+    if (controller.signal.aborted) process.exit(EXIT.interrupted);
+    if (!opts.json) io.err('\nstopping the cluster run: pages in flight finish, nothing is published\n');
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  let client: ClusterClient | undefined;
+  let progressShown = false;
+  try {
+    client = await ClusterClient.open({ cluster: opts.cluster ?? '', redisUrl: redisUrl(), log: silentLogger() });
+    const report: ClusterRunReport = await client.crawl(
+      { action, url: opts.url, startUrl: opts.startUrl, name: opts.name, id: opts.id, settings },
+      {
+        signal: controller.signal,
+        onStarted: (s) => {
+          if (!opts.json)
+            io.err(
+              `${s.created ? 'created catalog' : `${action}:`} "${s.catalog}" (${s.catalogId}) version ${s.version} on cluster "${opts.cluster}" (run ${s.runId})\n`,
+            );
+        },
+        onProgress:
+          io.tty && !opts.json
+            ? (p: CrawlProgress) => {
+                progressShown = true;
+                io.err(`\r${formatProgress(p)}\u001b[K`);
+              }
+            : undefined,
+      },
+    );
+    if (progressShown) io.err('\n');
+    if (opts.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
+    else io.out(`${formatSummary(report)}${formatNodes(report)}`);
+    if (controller.signal.aborted) return EXIT.interrupted;
+    return report.ending.published || report.produced.saved > 0 ? EXIT.ok : EXIT.failed;
+  } catch (err) {
+    if (progressShown) io.err('\n');
+    return reportError(io, err);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await client?.close();
+  }
+}
+
+function formatNodes(r: ClusterRunReport): string {
+  const lines = Object.entries(r.byNode).map(
+    ([node, part]) =>
+      `  ${node}: saved ${part.produced.saved}, dispatched ${part.urls.dispatched}, handled ${part.urls.handled}, ended ${part.ending.reason}`,
+  );
+  for (const [node, why] of Object.entries(r.missing ?? {})) lines.push(`  ${node}: no report (${why})`);
+  return `by member:\n${lines.join('\n')}\n`;
+}
+
+/** `status --cluster NAME [--json]`: members, the leader, and the run in progress with each member's part. */
+export async function clusterStatus(cluster: string, json: boolean, io: Io): Promise<number> {
+  const client = await ClusterClient.open({ cluster, redisUrl: redisUrl(), log: silentLogger() });
+  try {
+    const status = await client.status();
+    io.out(json ? `${JSON.stringify(status)}\n` : formatClusterStatus(status));
+    return EXIT.ok;
+  } finally {
+    await client.close();
+  }
+}
+
+function formatClusterStatus(s: ClusterStatus): string {
+  const lines = [
+    `cluster "${s.cluster}": ${s.members.length} member${s.members.length === 1 ? '' : 's'}, leader ${s.leader?.name ?? 'none'}`,
+  ];
+  for (const m of s.members) {
+    const part = m.run
+      ? ` — saved ${m.run.saved}, handled ${m.run.handled}, active ${m.run.active}, held ${m.run.held}`
+      : '';
+    lines.push(`  ${m.name}${m.leader ? ' (leader)' : ''}: pid ${m.pid} on ${m.host}, since ${m.startedAt}${part}`);
+  }
+  if (s.dead.length > 0) lines.push(`  gone (heartbeat expired): ${s.dead.join(', ')}`);
+  if (s.run) {
+    const r = s.run;
+    lines.push(
+      `run ${r.runId}: ${r.action} of "${r.catalog}" v${r.version} on ${r.members.join(', ')} — dispatched ${r.dispatched}, handled ${r.handled}, in streams ${r.streamed}${r.ending ? `, ending: ${r.ending}` : ''}`,
+    );
+  } else lines.push('nothing is running');
+  return `${lines.join('\n')}\n`;
+}
+
+/** `pause --cluster NAME`: stop the run in progress on every member (written once, broadcast on the control channel). */
+export async function clusterPause(cluster: string, json: boolean, io: Io): Promise<number> {
+  const client = await ClusterClient.open({ cluster, redisUrl: redisUrl(), log: silentLogger() });
+  try {
+    const stopped = await client.stop();
+    if (json) io.out(`${JSON.stringify({ cluster, runId: stopped?.runId ?? null, paused: stopped !== null })}\n`);
+    else
+      io.out(
+        stopped ? `stopping run ${stopped.runId} on every member of "${cluster}"\n` : `nothing runs on "${cluster}"\n`,
+      );
+    return stopped ? EXIT.ok : EXIT.failed;
+  } finally {
+    await client.close();
+  }
+}
