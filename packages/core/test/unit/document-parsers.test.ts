@@ -6,6 +6,7 @@ import {
   documentParser,
   documentParserRegistry,
   isBuiltInDocumentParser,
+  MAX_DOCUMENT_TEXT,
   markdownText,
   PdfDocumentParser,
   parseCsv,
@@ -277,6 +278,16 @@ describe('text parser', () => {
     expect((await text.parse(utf16, 'https://g.test/b.txt', 'text/plain')).text).toBe('Grüße aus dem Garten');
     const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('Title line\nrest')]);
     expect((await text.parse(bom, 'https://g.test/c.txt', '')).title).toBe('Title line');
+  });
+
+  it('keeps at most MAX_DOCUMENT_TEXT characters of a huge file, and says so', async () => {
+    const huge = Buffer.alloc(2 * MAX_DOCUMENT_TEXT + 4096, 'ab \n');
+    const doc = await text.parse(huge, 'https://g.test/huge.md', 'text/markdown');
+    expect(doc.metadata.truncated).toBe('true');
+    expect(doc.text.length).toBeLessThanOrEqual(MAX_DOCUMENT_TEXT);
+    expect(doc.text.startsWith('ab\nab\n')).toBe(true);
+    const small = await text.parse(Buffer.from('ab\n'), 'https://g.test/small.md', 'text/markdown');
+    expect(small.metadata.truncated).toBeUndefined();
   });
 
   it('reads an empty file as empty text, and throws on binary bytes sent as text', async () => {

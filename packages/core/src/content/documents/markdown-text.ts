@@ -18,6 +18,8 @@ const SETEXT = /^\s{0,3}(=+|-+)\s*$/;
 const RULE = /^\s{0,3}([-*_])(?:\s*\1){2,}\s*$/;
 const DEFINITION = /^\s{0,3}\[([^\]]+)\]:\s*<?([^\s>]+)>?(?:\s+.*)?$/;
 const TABLE_DELIMITER = /^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$/;
+/** A line no block or inline rule can apply to: taken as it is (most of the lines of prose). */
+const PLAIN_LINE = /^[^\s\\`*_[\]<>!~|#=+\-\d][^\\`*_[\]<>!~|]*$/;
 const ESCAPABLE = /\\([\\`*_{}[\]()#+\-.!|>~<])/g;
 
 /** Markdown's backslash escapes, hidden in private-use characters while the markup is stripped. */
@@ -109,6 +111,10 @@ export function markdownText(source: string): MarkdownText {
     if (fenceMark) {
       fence = fenceMark;
       out.push('');
+      continue;
+    }
+    if (PLAIN_LINE.test(raw)) {
+      out.push(raw);
       continue;
     }
     const line = hide(raw);

@@ -1,7 +1,16 @@
 import { decodeBody } from '../../fetch/charset.js';
 import { csvText } from './csv-text.js';
 import type { DocumentContentParser, ParsedDocument } from './document-parser.js';
-import { bareUrls, capText, DocumentLinks, fileTitle, mediaTypeOf, tidyText, urlExtension } from './document-text.js';
+import {
+  bareUrls,
+  capText,
+  DocumentLinks,
+  fileTitle,
+  MAX_DOCUMENT_TEXT,
+  mediaTypeOf,
+  tidyText,
+  urlExtension,
+} from './document-text.js';
 import { markdownText } from './markdown-text.js';
 
 /** The three flavours of text the `text` parser reads. */
@@ -54,6 +63,14 @@ export class TextDocumentParser implements DocumentContentParser {
     }
     const metadata: Record<string, string> = { charset: decoded.charset };
     if (decoded.fallbackFrom !== undefined) metadata.charsetFallbackFrom = decoded.fallbackFrom;
+    // Markup stripping and CSV cells shrink text, but never past half: more than twice the text cap is never kept,
+    // so it is not processed either (a 50 MiB file of empty lines would otherwise become 50 million array slots).
+    let source = decoded.text;
+    let cut = false;
+    if (source.length > 2 * MAX_DOCUMENT_TEXT) {
+      source = source.slice(0, 2 * MAX_DOCUMENT_TEXT);
+      cut = true;
+    }
     const flavour = textFlavour(contentType, url);
     metadata.format = flavour;
     const links = new DocumentLinks(url);
@@ -61,17 +78,17 @@ export class TextDocumentParser implements DocumentContentParser {
     let text: string;
     let lang = '';
     if (flavour === 'markdown') {
-      const md = markdownText(decoded.text);
+      const md = markdownText(source);
       for (const l of md.links) links.add(l);
       title = md.title;
       text = md.text;
       lang = md.lang;
     } else if (flavour === 'csv') {
-      text = csvText(decoded.text);
+      text = csvText(source);
       for (const l of bareUrls(text)) links.add(l);
       title = fileTitle(url);
     } else {
-      text = decoded.text;
+      text = source;
       for (const l of bareUrls(text)) links.add(l);
       const first =
         text
@@ -81,7 +98,7 @@ export class TextDocumentParser implements DocumentContentParser {
       title = first.length < MAX_PLAIN_TITLE ? first : '';
     }
     const capped = capText(tidyText(text));
-    if (capped.truncated) metadata.truncated = 'true';
+    if (capped.truncated || cut) metadata.truncated = 'true';
     return { title, text: capped.text, links: links.list(), metadata, lang };
   }
 }
