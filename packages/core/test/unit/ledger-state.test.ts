@@ -20,6 +20,9 @@ describe('ledgerState', () => {
         'REJECTED_UNMODIFIED',
         'REJECTED_ROBOTS_META_NOINDEX',
         'REJECTED_REDIRECT_LOOP',
+        'REJECTED_NONCANONICAL',
+        'REJECTED_PREMATURE',
+        'LISTED',
       ],
       failed: [
         'REJECTED_NOTFOUND',
@@ -29,6 +32,7 @@ describe('ledgerState', () => {
         'REJECTED_TOO_MANY_REDIRECTS',
         'REJECTED_BAD_IMAGE',
         'REJECTED_UNRENDERED',
+        'REJECTED_IMPORT',
         'REJECTED_ERROR',
         'REJECTED_ABANDONED',
       ],
