@@ -50,7 +50,8 @@ describe('test-url', () => {
     const fate = (path: string) => r.links.find((l) => l.url === site.url(path));
     expect(fate('/articles.html')?.fate).toBe('queued');
     expect(fate('/private/secret.html')).toMatchObject({ fate: 'refused', acceptor: 'robots-txt' });
-    expect(fate('/docs/report.pdf')).toMatchObject({ fate: 'refused', acceptor: 'asset-check' });
+    // Documents are on by default: the PDF is queued like a page.
+    expect(fate('/docs/report.pdf')?.fate).toBe('queued');
     expect(r.links.find((l) => l.url.startsWith('http://example.com/'))).toMatchObject({
       fate: 'refused',
       acceptor: 'domain-scope',
