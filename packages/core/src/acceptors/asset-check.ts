@@ -1,3 +1,4 @@
+import { documentParserExtensions } from '../content/documents/document-parsers.js';
 import { Outcome } from '../outcomes.js';
 import { isFileUrl } from '../url/file-url.js';
 import type { AcceptorFactory } from './acceptor.js';
@@ -25,8 +26,13 @@ export const documentExtensions: readonly string[] = Object.freeze([
   ...['pdf', 'doc', 'docx', 'xls', 'xlsx', 'ppt', 'pptx', 'odt', 'ods', 'odp', 'rtf', 'epub'],
 ]);
 
-/** The document extensions a shipped DocumentContentParser reads (content/documents): let through when documents are on. */
-export const readableDocumentExtensions: readonly string[] = Object.freeze(['pdf', 'docx']);
+/**
+ * The document extensions a registered DocumentContentParser reads (content/documents: `pdf`, `docx` built in, and
+ * any a library user registers): let through when documents are on.
+ */
+export function readableDocumentExtensions(): string[] {
+  return documentParserExtensions().map((e) => e.replace(/^\./, '').toLowerCase());
+}
 
 export interface AssetCheckOptions {
   /** Extensions refused (without dot, any case). @default assetExtensions */
@@ -49,7 +55,8 @@ export function pathExtension(pathname: string): string {
 /** Builds the asset check from options; `assetCheck` is this with ctx.assets. */
 export function createAssetCheck(options: AssetCheckOptions = {}): AcceptorFactory {
   const refused = new Set((options.extensions ?? assetExtensions).map((e) => e.replace(/^\./, '').toLowerCase()));
-  for (const e of documentExtensions) if (!options.documents || !readableDocumentExtensions.includes(e)) refused.add(e);
+  const readable = options.documents ? readableDocumentExtensions() : [];
+  for (const e of documentExtensions) if (!readable.includes(e)) refused.add(e);
   return () => {
     const name = 'asset-check';
     return {

@@ -229,7 +229,8 @@ function documentCap(d: CrawlEngineDeps): ((contentType: string, url: string) =>
   const kind = d.documentKind;
   if (!kind) return undefined;
   const cap = d.documentMaxBytes;
-  return (contentType, url) => (kind(contentType, url) ? cap : undefined);
+  // An html answer (most of them) is not asked about.
+  return (contentType, url) => (!isPageType(contentType) && kind(contentType, url) ? cap : undefined);
 }
 
 /** A transport failure after retries: over the cap is REJECTED_TOO_LARGE, anything else REJECTED_UNREACHABLE. */

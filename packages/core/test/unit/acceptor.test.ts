@@ -145,6 +145,9 @@ describe('asset-check', () => {
     'http://example.com/page.htm?x=a.css',
     'http://example.com/notes.txt',
     'http://example.com/readme.md',
+    // Documents are on by default (the catalog's `documents`): what a parser reads is let through.
+    'http://example.com/paper.pdf',
+    'http://example.com/plan.DOCX',
     'http://example.com/v1.2/',
     'http://example.com/.well-known',
   ])('accepts %s', (url) => {
@@ -159,15 +162,20 @@ describe('asset-check', () => {
     'http://example.com/clip.mp4',
     'http://example.com/src.tar.gz',
     'http://example.com/file.zip',
-    'http://example.com/paper.pdf',
+    // No parser reads these.
     'http://example.com/slides.pptx',
+    'http://example.com/old.doc',
   ])('refuses %s', (url) => {
     expectRefused(a.check(cand(url)) as Verdict, 'asset-check', Outcome.REJECTED_ASSET);
   });
-  it('lets documents through when documents are on', () => {
+  it('lets documents through when documents are on, and refuses them when they are off', () => {
     const b = assetCheck({ catalog: catalog('http://example.com/'), assets: { documents: true } });
     expect(b.check(cand('http://example.com/paper.pdf'))).toEqual({ accept: true });
     expectRefused(b.check(cand('http://example.com/a.png')) as Verdict, 'asset-check', Outcome.REJECTED_ASSET);
+    const off = catalog('http://example.com/');
+    const c = assetCheck({ catalog: { ...off, settings: { ...off.settings, documents: false } } });
+    expectRefused(c.check(cand('http://example.com/paper.pdf')) as Verdict, 'asset-check', Outcome.REJECTED_ASSET);
+    expect(c.check(cand('http://example.com/notes.txt'))).toEqual({ accept: true });
   });
   it('takes a custom extension list', () => {
     const b = createAssetCheck({ extensions: ['.PY', 'txt'], documents: true })({
