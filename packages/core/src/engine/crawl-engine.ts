@@ -338,13 +338,17 @@ export class CrawlEngine {
     }
   }
 
-  /** Urls through the queue pipeline at their own depth (acceptors, trap budget), committed; how many were queued. */
+  /**
+   * Urls through the queue pipeline at their own depth (acceptors, trap budget), committed; how many were queued. A
+   * url the acceptors refuse now is left out without a trace: not counted, its ledger row as it was.
+   */
   async #requeue(entries: ReadonlyArray<SessionEndEntry>): Promise<number> {
     const before = await this.#d.frontier.size();
     const byDepth = new Map<number, string[]>();
     for (const e of entries) byDepth.set(e.depth, [...(byDepth.get(e.depth) ?? []), e.url]);
     for (const [depth, urls] of byDepth) {
-      this.#committer.add({ offer: await this.#queue.offer(urls, depth, undefined, 0, true) });
+      const { accepted } = await this.#queue.offer(urls, depth, undefined, 0, true);
+      this.#committer.add({ offer: { accepted, refused: [] } });
     }
     await this.#committer.commit();
     return (await this.#d.frontier.size()) - before;

@@ -151,6 +151,21 @@ describe('orphans', () => {
     expect(fate.row).toMatchObject({ outcome: 'REJECTED_NOTFOUND', status: 404 });
   });
 
+  it('process leaves orphans the acceptors now refuse as they are: not fetched, not recorded, still held', async () => {
+    const cat = await first();
+    const before = await pages(cat);
+    site.clear();
+    // /deep/1.html is linked (and refused); /deep/2-8.html are only linked from the series, so never offered.
+    const report = await merge(cat, { settings: { orphans: 'process', exclude: ['/deep/**'] } });
+    expect(report.orphans).toEqual({ strategy: 'process', found: 8, deleted: 0, processed: 0, gone: 0 });
+    expect(site.requests.filter((r) => r.path.startsWith('/deep/'))).toEqual([]);
+    expect(report.rejected['REJECTED_FILTER:path-patterns']).toBe(1);
+    expect(report.urls.dispatched).toBe(report.urls.handled);
+    expect(await pages(cat)).toBe(before);
+    const fate = await gf.ledger.why(site.url('/deep/5.html'), { catalog: { id: cat.id } });
+    expect(fate.row).toMatchObject({ state: 'done', outcome: 'SAVED' });
+  });
+
   it('a held page that answers 404 on merge while still linked is removed from every layer', async () => {
     const cat = await first();
     const before = await pages(cat);
