@@ -1,4 +1,3 @@
-import { CrawlEvents } from '../engine/flow/crawl-events.js';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Settings } from '../config.js';
@@ -6,6 +5,7 @@ import { LevelUrlFilter } from '../dedup/level-url-filter.js';
 import type { ContentDedupFilter, ExistingUrlPathFilter } from '../dedup/url-filter.js';
 import { createEmbeddingClient } from '../embeddings/create-embedding-client.js';
 import type { EmbeddingClient } from '../embeddings/embedding-client.js';
+import { CrawlEvents } from '../engine/flow/crawl-events.js';
 import { FileRenderMemory } from '../fetch/file-render-memory.js';
 import type { RenderMemory } from '../fetch/render-memory.js';
 import { PublishedCatalogs } from '../index/catalog-registry.js';

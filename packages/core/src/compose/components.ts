@@ -1,5 +1,3 @@
-import type { DocumentConsumer } from '../engine/flow/consumers.js';
-import type { CrawlEventFilter, CrawlListener } from '../engine/flow/crawl-events.js';
 import type { Logger } from 'pino';
 import type { AcceptorContext, Candidate, UrlPathAcceptor, Verdict } from '../acceptors/acceptor.js';
 import type { Settings } from '../config.js';
@@ -8,6 +6,8 @@ import type { ContentDedupFilter, ExistingUrlPathFilter } from '../dedup/url-fil
 import type { EmbeddingClient } from '../embeddings/embedding-client.js';
 import type { CrawlCoordinator } from '../engine/crawl-coordinator.js';
 import type { Politeness } from '../engine/crawl-engine.js';
+import type { DocumentConsumer } from '../engine/flow/consumers.js';
+import type { CrawlEventFilter, CrawlListener } from '../engine/flow/crawl-events.js';
 import type { Extractor } from '../fetch/extractor.js';
 import type { RenderMemory } from '../fetch/render-memory.js';
 import type { CrawlFrontier } from '../frontier/frontier.js';

@@ -35,8 +35,8 @@ import { chunkText } from '../vector/chunking.js';
 import type { VectorStore } from '../vector/vector-store.js';
 import type { ComponentFactory } from './component-factory.js';
 import type { AcceptorCheck, RunContext } from './components.js';
-import { extractorRegistry, fetcherRegistry } from './registries.js';
 import { assembleDocuments } from './document-assembly.js';
+import { extractorRegistry, fetcherRegistry } from './registries.js';
 import { describeFailure, SiteWatch, StorageWatch } from './run-watch.js';
 
 /** The fetchers of one run: pages without following redirects, pictures and robots.txt/sitemaps following them. */
@@ -72,7 +72,9 @@ export function assembleFetchers(f: ComponentFactory, ctx: RunContext, site?: Si
   const own = f.components.fetcher?.({ ...ctx, connectionsPerOrigin, createDefault }) ?? createDefault();
   const base = site ? site.extractor(own) : own;
   // Pages through the catalog's extractor (http, browser, adaptive), which owns the fetcher: its close closes both.
-  const pages = files ? base : extractorRegistry.get(s.extractor)({ ...ctx, http: base, renderMemory: () => f.renderMemory(), pacer });
+  const pages = files
+    ? base
+    : extractorRegistry.get(s.extractor)({ ...ctx, http: base, renderMemory: () => f.renderMemory(), pacer });
   // Every page request (each retry too) is timed into the node's fetch-latency histogram (MetricsService).
   const timings = fetchTimings(f);
   const page = timedExtractor(noRedirects(pages), (seconds) => timings.observe(ctx.catalog.name, seconds));
@@ -337,6 +339,8 @@ export function vectorOutput(
   return new VectorOutputChannel(client, vectors, {
     ...(loadText ? { loadText } : {}),
     chunk: (text) => chunkText(text, { chunkSize, overlap: chunkOverlap, maxChunks }),
+    // Meaning search early needs the first chunk of every page first; without it, page by page.
+    order: f.settings.searchEarly ? 'first-chunk' : 'page',
   });
 }
 

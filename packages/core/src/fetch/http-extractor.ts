@@ -390,8 +390,7 @@ export class HttpExtractor implements Extractor {
     const kind = contentKind(contentType);
     const markup = kind !== 'other';
     const documentCap = options.document?.(contentType, finalUrl);
-    const wanted =
-      options.binary || documentCap !== undefined || (options.pagesOnly ? kind === 'page' : markup);
+    const wanted = options.binary || documentCap !== undefined || (options.pagesOnly ? kind === 'page' : markup);
     const empty = res.statusCode === 304 || res.statusCode === 204 || options.method === 'HEAD';
     if (empty || !wanted) {
       if (empty) await res.body.dump().catch(() => undefined);

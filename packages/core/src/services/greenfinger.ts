@@ -1,9 +1,9 @@
-import type { CrawlEventFilter, CrawlListener } from '../engine/flow/crawl-events.js';
 import type { Logger } from 'pino';
 import { ComponentFactory } from '../compose/component-factory.js';
 import type { GreenfingerComponents } from '../compose/components.js';
 import { loadSettings, type Settings } from '../config.js';
 import type { EmbeddingClient } from '../embeddings/embedding-client.js';
+import type { CrawlEventFilter, CrawlListener } from '../engine/flow/crawl-events.js';
 import type { PublishedCatalogs } from '../index/catalog-registry.js';
 import type { SearchIndex } from '../index/search-index.js';
 import type { DataLayout } from '../layout.js';
