@@ -162,7 +162,8 @@ const LEADS_ON: ReadonlySet<string> = new Set([
 
 /**
  * ExistingUrlPathFilter: a url this version already holds is not fetched again; its stored links are followed
- * (`merge` revisits it instead). A known url without a page is REJECTED_KNOWN, unless it leads on (LEADS_ON, folders).
+ * (`merge` revisits it instead). A known url without a page is REJECTED_KNOWN, unless it leads on (LEADS_ON, folders)
+ * or the run is incremental (`merge` asks again).
  */
 const knownUrlFilter: Stage = async (page, ctx) => {
   const d = ctx.deps;
@@ -172,7 +173,8 @@ const knownUrlFilter: Stage = async (page, ctx) => {
   // A folder of a file-system source holds no resource: it is listed again, the one way its new files are found.
   if (!page.previous && isFolderUrl(page.entry.url)) return NEXT;
   if (page.previous) page.completion.offer = await storedLinks(page, ctx);
-  else if (await leadsOn(page, d)) return NEXT;
+  // An incremental run (merge) asks again for every known url that holds no page: a 404 may have come back.
+  else if (d.known === 'revisit' || (await leadsOn(page, d))) return NEXT;
   return done(Outcome.REJECTED_KNOWN);
 };
 
