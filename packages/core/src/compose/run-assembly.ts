@@ -15,6 +15,7 @@ import { decodeBody } from '../fetch/charset.js';
 import type { Extractor } from '../fetch/extractor.js';
 import { FileExtractor } from '../fetch/file-extractor.js';
 import { HostPoliteness, type Pacer } from '../fetch/politeness.js';
+import { textOf } from '../fetch/text-body.js';
 import { timedExtractor } from '../fetch/timed-extractor.js';
 import { withRetry } from '../fetch/with-retry.js';
 import type { CrawlFrontier } from '../frontier/frontier.js';
@@ -81,9 +82,10 @@ export function assembleFetchers(f: ComponentFactory, ctx: RunContext, site?: Si
   return {
     page: withRetry(page, { retries: s.maxRetries, retryStatuses: [429, 500, 502, 503, 504] }),
     image: withRetry(base, { retries: s.maxRetries }),
+    // Any type is read (a `sitemap.xml.gz` is a binary): gzipped files are inflated (textOf).
     text: async (url) => {
-      const r = await base.fetch(url);
-      return { status: r.status, text: r.text ?? r.body.toString('utf8') };
+      const r = await base.fetch(url, { binary: true });
+      return { status: r.status, text: r.status >= 200 && r.status < 300 ? textOf(r) : '' };
     },
     renderStats: () => (hasRenderStats(pages) ? pages.renderStats() : undefined),
     close: () => pages.close(),

@@ -282,4 +282,30 @@ another host, which nothing else links.</p><a href="${b.origin}/guide.html">the 
     expect(hits.results).toHaveLength(1);
     expect(r.rejected.REJECTED_DUPLICATE).toBeGreaterThan(0);
   }, 60_000);
+
+  it('reads a gzipped sitemap (sitemap.xml.gz served as application/gzip) named by robots.txt', async () => {
+    const { gzipSync } = await import('node:zlib');
+    b.put('/robots.txt', Buffer.from(`User-agent: *\nAllow: /\nSitemap: ${b.origin}/sitemap.xml.gz\n`), 'text/plain');
+    b.put(
+      '/sitemap.xml.gz',
+      gzipSync(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+<url><loc>${b.origin}/gz-only.html</loc></url></urlset>`),
+      'application/gzip',
+    );
+    b.put(
+      '/gz-only.html',
+      Buffer.from(
+        '<html><head><title>Gz</title></head><body><main><p>Only the gzipped sitemap lists this page of tamarisk hedges.</p></main></body></html>',
+      ),
+      'text/html',
+    );
+    const r = await gf.crawler.crawl({
+      url: b.startUrl,
+      name: 'gz',
+      settings: { ...fast, outputs: ['file', 'index'] },
+    });
+    expect(b.count('/sitemap.xml.gz')).toBe(1);
+    expect(b.count('/gz-only.html')).toBe(1);
+    expect(r.urls.dispatched).toBe(r.urls.handled);
+  }, 60_000);
 });

@@ -25,6 +25,8 @@ export interface FlowSite extends AsyncDisposable {
   remove(path: string): void;
   /** Replace the body of a page (html) from now on. */
   change(path: string, html: string): void;
+  /** Serve any bytes at a path from now on. */
+  put(path: string, body: Buffer, type: string): void;
   clear(): void;
   close(): Promise<void>;
 }
@@ -296,6 +298,9 @@ export async function startFlowSite(): Promise<FlowSite> {
     },
     change: (path, html) => {
       pages.set(path, { body: Buffer.from(html), type: 'text/html; charset=utf-8' });
+    },
+    put: (path, body, type) => {
+      pages.set(path, { body, type });
     },
     clear: () => {
       requests.length = 0;
