@@ -4,6 +4,7 @@ import type {
   CatalogDefinitionFields,
   DeleteResultRow,
   LedgerRow,
+  MeaningPublication,
   RunningState,
   UserRow,
   VersionDeletion,
@@ -36,6 +37,7 @@ export const ADMIN_OPS = [
   'deleteCatalog',
   'setRunningState',
   'publish',
+  'publishWords',
   'restorePublished',
   'prune',
   'deleteVersions',
@@ -92,6 +94,12 @@ export class ClusterAdminWriter implements AdminWriter {
     return this.#r.isLeader()
       ? this.#r.publishOnce(catalogId, version)
       : this.#r.gateway.call<Catalog>('admin.publish', [catalogId, version]);
+  }
+  /** Words before meaning, on the leader like every other write (its final `publish` is the one fenced once per run). */
+  publishWords(catalogId: string, version: number, meaning: MeaningPublication): Promise<Catalog> {
+    return this.#route('publishWords', [catalogId, version, meaning], (w) =>
+      w.publishWords(catalogId, version, meaning),
+    );
   }
   restorePublished(catalogId: string, version: number): Promise<boolean> {
     return this.#route('restorePublished', [catalogId, version], (w) => w.restorePublished(catalogId, version));

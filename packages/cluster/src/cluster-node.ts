@@ -99,6 +99,7 @@ export class ClusterNode {
   #superviseTimer: NodeJS.Timeout | undefined;
   #supervising = false;
   #leaving: Promise<void> | undefined;
+  #closed = false;
 
   private constructor(init: {
     name: string;
@@ -172,8 +173,7 @@ export class ClusterNode {
       });
       await node.control.subscribe(subscriber, (m) => node.#onControl(m));
       await node.#leaseTick();
-      node.#leaseTimer = setInterval(() => void node.#leaseTick(), Math.max(100, Math.floor(node.lease.ttlMs / 3)));
-      node.#leaseTimer.unref();
+      node.#scheduleLease();
       const running = await currentRun(redis, keys);
       if (running) node.#join(running);
     } catch (err) {
@@ -239,11 +239,30 @@ export class ClusterNode {
 
   // ── the leader lease ──────────────────────────────────────────────────────────────────────────────────────
 
+  /**
+   * The leader renews every third of the lease; the others try to take it every tenth (at most every 500 ms), so a
+   * dead leader is replaced within the lease time plus that, whatever moment it died at.
+   */
+  #scheduleLease(): void {
+    if (this.#closed) return;
+    const ttl = this.lease.ttlMs;
+    const wait = this.isLeader() ? Math.floor(ttl / 3) : Math.min(500, Math.floor(ttl / 10));
+    this.#leaseTimer = setTimeout(
+      () => {
+        void this.#leaseTick().finally(() => this.#scheduleLease());
+      },
+      Math.max(50, wait),
+    );
+    this.#leaseTimer.unref();
+  }
+
   async #leaseTick(): Promise<void> {
     if (this.#leaving) return;
     try {
       if (this.isLeader()) {
         if (!(await this.lease.renew())) await this.#stopLeading();
+        // Serving failed to start last time (Redis busy, say): try again rather than lead without an inbox.
+        else if (!this.gateway.serving || !this.#superviseTimer) await this.#lead();
       } else if ((await this.lease.tryAcquire()) > 0) {
         await this.#lead();
       }
@@ -253,10 +272,10 @@ export class ClusterNode {
   }
 
   async #lead(): Promise<void> {
-    this.#log.info({ token: this.lease.token }, 'this member leads the cluster');
-    await this.gateway.serve(this.#handlers());
+    if (!this.#superviseTimer) this.#log.info({ token: this.lease.token }, 'this member leads the cluster');
     this.#superviseTimer ??= setInterval(() => void this.#superviseOnce(), 500);
     this.#superviseTimer.unref();
+    await this.gateway.serve(this.#handlers());
   }
 
   async #stopLeading(): Promise<void> {
@@ -489,6 +508,9 @@ export class ClusterNode {
   leave(): Promise<void> {
     this.#leaving ??= (async () => {
       this.#log.info('leaving the cluster');
+      // Another member leads from now on (the lease is given up, not left to expire).
+      await this.#stopLeading();
+      await this.lease.release().catch(() => undefined);
       for (const r of this.#gf?.crawler.running() ?? []) r.engine.stop('interrupted');
       await Promise.all([...this.#parts.values()]);
       await this.close();
@@ -498,8 +520,9 @@ export class ClusterNode {
 
   /** Stop everything (without waiting for a run to end): heartbeat removed, lease given up, connections closed. */
   async close(): Promise<void> {
-    if (this.#leaseTimer) clearInterval(this.#leaseTimer);
+    if (this.#leaseTimer) clearTimeout(this.#leaseTimer);
     this.#leaseTimer = undefined;
+    this.#closed = true;
     await this.#stopLeading();
     await this.membership.leave().catch(() => undefined);
     await this.lease.release().catch(() => undefined);

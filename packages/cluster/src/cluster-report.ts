@@ -20,6 +20,13 @@ export interface ClusterRunReport extends RunReport {
   byNode: Record<string, RunReport>;
   /** Members whose part failed or who left without a report, with why. */
   missing?: Record<string, string>;
+  /**
+   * The run's exact routing counters from Redis: Σ dispatched and Σ handled over every member (a member that died
+   * counts here though its report is missing), and entries left in the streams.
+   */
+  routing?: { dispatched: number; handled: number; streamed: number };
+  /** Members that died during the run: entries of their streams moved to others, and of them the ones in flight. */
+  rehomed?: Record<string, { moved: number; claimed: number }>;
 }
 
 function add(into: Record<string, number>, from: Record<string, number> | undefined): void {

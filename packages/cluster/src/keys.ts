@@ -91,6 +91,10 @@ export class RunKeys {
   get members(): string {
     return `${this.base}members`;
   }
+  /** Members whose part ended while the run went on (an error, a stop of their own): routed around, re-homed. */
+  get left(): string {
+    return `${this.base}left`;
+  }
   /** Why the run ended, written once (SET NX). */
   get ending(): string {
     return `${this.base}ending`;
@@ -98,6 +102,10 @@ export class RunKeys {
   /** The reports of the members, by node name. */
   get reports(): string {
     return `${this.base}reports`;
+  }
+  /** What was re-homed from members that died (`<node>|moved`, `<node>|claimed`). */
+  get rehomed(): string {
+    return `${this.base}rehomed`;
   }
   /** Set once the run's version was published (SET NX). */
   get published(): string {

@@ -91,6 +91,12 @@ export async function takePart(
     await coordinator?.close();
     ring.stop();
     await closeRedis(reader);
+    // A part that ends while the run goes on (an error here, a stop of this member's own) leaves the run: the others
+    // route around it and the leader re-homes what is left in its stream, as for a member that died.
+    if (!(await ctx.redis.exists(run.ending))) {
+      await ctx.redis.sadd(run.left, ctx.name);
+      log.warn('this member’s part ended before the run did; it left the run and its urls are re-homed');
+    }
   }
 }
 

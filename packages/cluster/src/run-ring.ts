@@ -4,8 +4,8 @@ import { HashRing } from './hash-ring.js';
 import type { ClusterKeys, RunKeys } from './keys.js';
 
 /**
- * Who owns which url in a run: a consistent hash ring over the run's members that are live (their heartbeat exists),
- * refreshed every `refreshMs`. A member that dies drops off at the first refresh after its heartbeat expires, and the
+ * Who owns which url in a run: a consistent hash ring over the run's members that are live (their heartbeat exists)
+ * and still in the run (not in its `left` set), refreshed every `refreshMs`. A member that dies drops off at the first refresh after its heartbeat expires, and the
  * urls of its arcs go to their new owners; a member that joins the run takes its share of the urls found from then on.
  */
 export class RunRing {
@@ -68,9 +68,12 @@ export class RunRing {
 
   async #read(): Promise<void> {
     try {
-      const names = (await this.#redis.smembers(this.#run.members)).sort();
+      const [names, left] = await Promise.all([
+        this.#redis.smembers(this.#run.members).then((n) => n.sort()),
+        this.#redis.smembers(this.#run.left).then((n) => new Set(n)),
+      ]);
       const beats = names.length > 0 ? await this.#redis.mget(...names.map((n) => this.#keys.member(n))) : [];
-      const live = names.filter((_, i) => beats[i] !== null);
+      const live = names.filter((n, i) => beats[i] !== null && !left.has(n));
       // This member routes to itself until the run lists it (it joins before it dispatches anything).
       if (live.length === 0) live.push(this.#self);
       const joined = live.join(',');

@@ -7,6 +7,7 @@ import type { ClusterKeys } from './keys.js';
 import { LuaScript } from './lua-script.js';
 import type { Membership } from './membership.js';
 import { rehome } from './rehome.js';
+import { CHECK, runState } from './routing-scripts.js';
 import { decodeRunInfo, type RunInfo } from './run-info.js';
 import { byNode } from './shared-counters.js';
 import { parseObject } from './wire.js';
@@ -41,7 +42,8 @@ export async function currentRun(redis: Redis, keys: ClusterKeys): Promise<RunIn
 }
 
 /**
- * The leader's watch over the run in progress, one pass (every 500 ms): re-home the streams of members that died,
+ * The leader's watch over the run in progress, one pass (every 500 ms): re-home the streams of members that died or
+ * left the run,
  * end the run at the catalog's page limit counted over every member, and once the run has ended and every live
  * member has posted its part, merge the reports, write the merged report and broadcast COMPLETED — once, whoever
  * leads when it happens. Completion itself is not decided here (every member decides it from the counters), so a
@@ -51,18 +53,19 @@ export async function supervise(ctx: SupervisorContext): Promise<void> {
   const info = await currentRun(ctx.redis, ctx.keys);
   if (!info) return;
   const run = ctx.keys.run(info.runId);
-  const [members, liveInfo, ending] = await Promise.all([
+  const [members, liveInfo, ending, left] = await Promise.all([
     ctx.redis.smembers(run.members),
     ctx.membership.live(),
     ctx.redis.get(run.ending),
+    ctx.redis.smembers(run.left).then((n) => new Set(n)),
   ]);
   const live = new Set(liveInfo.map((m) => m.name));
-  const liveMembers = members.filter((m) => live.has(m)).sort();
+  const liveMembers = members.filter((m) => live.has(m) && !left.has(m)).sort();
   const streams = new CrawlStreams(ctx.redis);
-  for (const dead of members.filter((m) => !live.has(m))) {
+  for (const dead of members.filter((m) => !live.has(m) || left.has(m))) {
     const key = run.stream(dead);
     if ((await streams.length(key)) === 0 && (await ctx.redis.hexists(run.counters, `${dead}|seeded`))) continue;
-    await rehome({
+    const r = await rehome({
       redis: ctx.redis,
       run,
       dead,
@@ -72,6 +75,10 @@ export async function supervise(ctx: SupervisorContext): Promise<void> {
       claimant: ctx.name,
       log: ctx.log,
     });
+    if (r.moved > 0) {
+      await ctx.redis.hincrby(run.rehomed, `${dead}|moved`, r.moved);
+      await ctx.redis.hincrby(run.rehomed, `${dead}|claimed`, r.claimed);
+    }
   }
   if (!ending) {
     const saved = [...byNode(await ctx.redis.hgetall(run.progress)).values()].reduce((sum, row) => {
@@ -87,6 +94,10 @@ export async function supervise(ctx: SupervisorContext): Promise<void> {
   }
   const posted = await ctx.redis.hgetall(run.reports);
   if (liveMembers.some((m) => posted[m] === undefined)) return;
+  for (const m of members) {
+    if (posted[m] === undefined)
+      posted[m] = JSON.stringify({ error: 'left the cluster without a report (its heartbeat expired)' });
+  }
   await complete(ctx, info, ending, posted);
 }
 
@@ -96,7 +107,17 @@ async function complete(ctx: SupervisorContext, info: RunInfo, ending: string, p
   const parts: Record<string, MemberPart> = {};
   for (const [node, text] of Object.entries(posted)) parts[node] = (parseObject(text) ?? {}) as MemberPart;
   const merged = mergeReports({ cluster: ctx.keys.cluster, runId: info.runId, ending, parts });
-  if (merged) await writeMerged(ctx, info, merged);
+  if (merged) {
+    const state = runState(await CHECK.run(ctx.redis, [run.counters, run.members, run.ending], [run.stream('')]));
+    merged.routing = { dispatched: state.dispatched, handled: state.handled, streamed: state.streamed };
+    const rehomed = byNode(await ctx.redis.hgetall(run.rehomed));
+    if (rehomed.size > 0) {
+      merged.rehomed = Object.fromEntries(
+        [...rehomed].map(([node, r]) => [node, { moved: Number(r.moved ?? 0), claimed: Number(r.claimed ?? 0) }]),
+      );
+    }
+    await writeMerged(ctx, info, merged);
+  }
   const body = JSON.stringify(merged ?? { runId: info.runId, ending: { reason: ending }, missing: parts });
   if ((await ctx.redis.set(run.completed, body, 'NX')) !== 'OK') return;
   await ctx

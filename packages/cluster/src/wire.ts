@@ -26,10 +26,22 @@ export function num(o: Record<string, unknown>, key: string): number | undefined
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 }
 
-/** A crawl task: one url for its owner's frontier. `u` url, `d` depth, `r` referrer, `p` priority, `x`/`c` redirects. */
+/** The origin of an absolute url (`http://host:port`), or undefined. */
+function originOf(url: string): string | undefined {
+  const m = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]+/i.exec(url);
+  return m?.[0];
+}
+
+/**
+ * A crawl task: one url for its owner's frontier. `u` url, `d` depth, `r` referrer — its path alone when it has the
+ * url's origin (about 20 bytes less per url in flight), `p` priority, `x`/`c` redirects.
+ */
 export function encodeTask(entry: FrontierEntry): string {
   const o: Record<string, unknown> = { u: entry.url, d: entry.depth };
-  if (entry.referrer !== undefined) o.r = entry.referrer;
+  if (entry.referrer !== undefined) {
+    const origin = originOf(entry.url);
+    o.r = origin && entry.referrer.startsWith(`${origin}/`) ? entry.referrer.slice(origin.length) : entry.referrer;
+  }
   if (entry.priority) o.p = entry.priority;
   if (entry.redirects) o.x = entry.redirects;
   if (entry.redirectChain && entry.redirectChain.length > 0) o.c = entry.redirectChain;
@@ -45,7 +57,10 @@ export function decodeTask(text: string): FrontierEntry | undefined {
   if (!url || depth === undefined) return undefined;
   const entry: FrontierEntry = { url, depth };
   const referrer = str(o, 'r');
-  if (referrer !== undefined) entry.referrer = referrer;
+  if (referrer !== undefined) {
+    const origin = originOf(url);
+    entry.referrer = referrer.startsWith('/') && !referrer.startsWith('//') && origin ? origin + referrer : referrer;
+  }
   const priority = num(o, 'p');
   if (priority !== undefined) entry.priority = priority;
   const redirects = num(o, 'x');

@@ -4,10 +4,16 @@ import { decodeTask, encodeTask } from '../src/wire.js';
 describe('crawl task wire format', () => {
   it('round-trips an entry, short fields, no empty ones', () => {
     const entry = { url: 'http://h/a', depth: 2, referrer: 'http://h/', priority: 3 };
-    expect(encodeTask(entry)).toBe('{"u":"http://h/a","d":2,"r":"http://h/","p":3}');
+    expect(encodeTask(entry)).toBe('{"u":"http://h/a","d":2,"r":"/","p":3}');
     expect(decodeTask(encodeTask(entry))).toEqual(entry);
     const hop = { url: 'http://h/b', depth: 1, redirects: 1, redirectChain: ['http://h/a'] };
     expect(decodeTask(encodeTask(hop))).toEqual(hop);
+    // A referrer of another origin travels whole.
+    const away = { url: 'https://h:8443/x?q=1', depth: 1, referrer: 'http://other/y' };
+    expect(decodeTask(encodeTask(away))).toEqual(away);
+    const near = { url: 'https://h:8443/x', depth: 1, referrer: 'https://h:8443/dir/y?z=1' };
+    expect(encodeTask(near)).toBe('{"u":"https://h:8443/x","d":1,"r":"/dir/y?z=1"}');
+    expect(decodeTask(encodeTask(near))).toEqual(near);
   });
 
   it('ignores fields it does not know (a newer node’s), and refuses what is not a task', () => {

@@ -1,0 +1,311 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { silentLogger } from '@greenfinger/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type AccessLogLine, type Corpus, startCorpus } from '../../../core/test/support/corpus.js';
+import { createTestDatabase, type TestDatabase } from '../../../core/test/support/pg.js';
+import { createTempDir, type TempDir } from '../../../core/test/support/tmp.js';
+import { ClusterClient } from '../../src/cluster-client.js';
+import type { ClusterRunReport } from '../../src/cluster-report.js';
+import { ControlChannel, type ControlMessage } from '../../src/control-channel.js';
+import { type TestCluster, testCluster, testRedisUrl, until } from '../support/redis.js';
+
+const root = fileURLToPath(new URL('../../../../', import.meta.url));
+const bin = join(root, 'packages/shell/dist/bin.js');
+const log = silentLogger();
+
+/** A member process: `greenfinger node --cluster …` with its own data root and its own User-Agent. */
+interface Member {
+  name: string;
+  child: ChildProcess;
+  stderr: string[];
+  exited: Promise<number | null>;
+}
+
+interface World {
+  corpus: Corpus;
+  tmp: TempDir;
+  db: TestDatabase;
+  cluster: TestCluster;
+  members: Member[];
+  heard: ControlMessage[];
+}
+
+let world: World | undefined;
+
+afterEach(async () => {
+  const w = world;
+  world = undefined;
+  if (!w) return;
+  for (const m of w.members) if (m.child.exitCode === null && m.child.signalCode === null) m.child.kill('SIGTERM');
+  await Promise.race([Promise.all(w.members.map((m) => m.exited)), new Promise((r) => setTimeout(r, 15_000))]);
+  for (const m of w.members) if (m.child.exitCode === null && m.child.signalCode === null) m.child.kill('SIGKILL');
+  await w.cluster.close();
+  await w.db.drop();
+  await w.corpus.stop();
+  w.tmp.remove();
+});
+
+function env(w: World, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { ...process.env, GF_REDIS_URL: testRedisUrl, DATABASE_URL: w.db.url, GF_WORKERS: '1', ...extra };
+}
+
+function startMember(w: World, name: string): Member {
+  if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`pnpm run build\` first`);
+  const child = spawn(
+    process.execPath,
+    [bin, 'node', '--cluster', w.cluster.name, '--data', join(w.tmp.path, name), '--node-name', name, '--verbose'],
+    {
+      cwd: root,
+      // Warnings and errors on stderr: what a run that does not end says about itself.
+      env: env(w, { GF_USER_AGENT: `greenfinger-e2e/${name}`, GF_LOG_LEVEL: 'warn' }),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  const stderr: string[] = [];
+  child.stderr?.on('data', (b: Buffer) => stderr.push(b.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const member = { name, child, stderr, exited };
+  w.members.push(member);
+  return member;
+}
+
+async function setUp(): Promise<World> {
+  const w: World = {
+    corpus: await startCorpus('handbook'),
+    tmp: createTempDir('gf-e2e-cluster-'),
+    db: await createTestDatabase(),
+    cluster: await testCluster(),
+    members: [],
+    heard: [],
+  };
+  world = w;
+  await new ControlChannel(w.cluster.redis, w.cluster.keys, log).subscribe(await w.cluster.connect('listener'), (m) => {
+    w.heard.push(m);
+  });
+  for (const name of ['n1', 'n2', 'n3']) startMember(w, name);
+  const client = await ClusterClient.open({ cluster: w.cluster.name, redisUrl: testRedisUrl, log });
+  try {
+    await until(
+      'three members, one leading',
+      async () => {
+        const s = await client.status();
+        return s.members.length === 3 && s.leader !== null;
+      },
+      60_000,
+    );
+  } finally {
+    await client.close();
+  }
+  return w;
+}
+
+/** `greenfinger crawl --cluster … --json` as a user runs it; resolves with its exit code and the merged report. */
+function crawl(w: World): Promise<{ code: number | null; report: ClusterRunReport | undefined; stderr: string }> {
+  const child = spawn(
+    process.execPath,
+    [
+      bin,
+      'crawl',
+      '--cluster',
+      w.cluster.name,
+      '--url',
+      `${w.corpus.url}/`,
+      '--interval',
+      '0',
+      '--outputs',
+      'file+index',
+      '--json',
+    ],
+    { cwd: root, env: env(w), stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (b: Buffer) => {
+    stdout += b.toString();
+  });
+  child.stderr?.on('data', (b: Buffer) => {
+    stderr += b.toString();
+  });
+  return new Promise((resolve) =>
+    child.on('exit', (code) => {
+      let report: ClusterRunReport | undefined;
+      try {
+        report = JSON.parse(stdout) as ClusterRunReport;
+      } catch {
+        report = undefined;
+      }
+      resolve({ code, report, stderr });
+    }),
+  );
+}
+
+/**
+ * The crawl's end, or after `ms` a failure that says where the run stands (the routing counters, the streams, who
+ * posted a report, the members' last words), so a run that never ends is explained rather than only timed out.
+ */
+async function ended<T>(w: World, running: Promise<T>, ms = 180_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(async () => {
+      const client = await ClusterClient.open({ cluster: w.cluster.name, redisUrl: testRedisUrl, log });
+      const status = await client.status().finally(() => client.close());
+      const runId = status.run?.runId ?? '';
+      const reports = runId ? await w.cluster.redis.hkeys(w.cluster.keys.run(runId).reports) : [];
+      const tails = w.members.map((m) => `${m.name}: ${m.stderr.join('').slice(-1500)}`).join('\n');
+      reject(
+        new Error(`the crawl did not end in ${ms} ms: ${JSON.stringify(status)}; reports from ${reports}\n${tails}`),
+      );
+    }, ms);
+  });
+  try {
+    return await Promise.race([running, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The HTML pages the corpus served (robots.txt and the sitemap answer 404 here; pictures are not pages). */
+function pageRequests(w: World): AccessLogLine[] {
+  return w.corpus
+    .accessLog()
+    .filter((l) => l.method === 'GET' && l.status === 200 && l.contentType.startsWith('text/html'));
+}
+
+function countsByPath(lines: AccessLogLine[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const l of lines) counts.set(l.path, (counts.get(l.path) ?? 0) + 1);
+  return counts;
+}
+
+/** Pages saved over the cluster so far (the members' progress, flushed every 500 ms). */
+async function savedSoFar(client: ClusterClient): Promise<number> {
+  return (await client.status()).members.reduce((sum, m) => sum + (m.run?.saved ?? 0), 0);
+}
+
+describe('three member processes crawl the handbook over Redis, one shared PostgreSQL', () => {
+  it('every page fetched exactly once, each member a fair share, the merged report adds up, published once', async () => {
+    const w = await setUp();
+    const { code, report, stderr } = await crawl(w);
+    expect(code, stderr).toBe(0);
+    expect(report).toBeDefined();
+    const r = report as ClusterRunReport;
+
+    const pages = pageRequests(w);
+    const counts = countsByPath(pages);
+    expect([...counts].filter(([, n]) => n > 1)).toEqual([]);
+    expect(counts.size).toBeGreaterThanOrEqual(3290);
+    const byAgent = new Map<string, number>();
+    for (const l of pages) byAgent.set(l.userAgent, (byAgent.get(l.userAgent) ?? 0) + 1);
+    for (const name of ['n1', 'n2', 'n3']) {
+      const share = (byAgent.get(`greenfinger-e2e/${name}`) ?? 0) / pages.length;
+      expect(share, `${name} fetched ${(share * 100).toFixed(1)}%`).toBeGreaterThanOrEqual(0.2);
+    }
+
+    expect(r.nodes).toEqual(['n1', 'n2', 'n3']);
+    expect(r.ending).toMatchObject({ reason: 'frontier-drained', published: true, fullyCrawled: true });
+    expect(r.urls.handled).toBe(r.urls.dispatched);
+    expect(r.routing?.handled).toBe(r.routing?.dispatched);
+    expect(Object.values(r.byNode).reduce((a, n) => a + n.produced.saved, 0)).toBe(r.produced.saved);
+    // saved + duplicates: every page the corpus served was kept or counted as a duplicate of one kept
+    expect(r.produced.saved + r.urls.duplicateContent).toBe(counts.size);
+    await until('COMPLETED heard', () => w.heard.some((m) => m.type === 'COMPLETED'), 30_000);
+    expect(w.heard.filter((m) => m.type === 'PUBLISHED')).toHaveLength(1);
+    expect(w.heard.filter((m) => m.type === 'COMPLETED')).toHaveLength(1);
+    console.log(
+      `three members, shared PostgreSQL: ${counts.size} pages each fetched once in ${(r.elapsedMs / 1000).toFixed(1)} s; ` +
+        ['n1', 'n2', 'n3']
+          .map((n) => `${n} ${(((byAgent.get(`greenfinger-e2e/${n}`) ?? 0) / pages.length) * 100).toFixed(1)}%`)
+          .join(', ') +
+        `; saved ${r.produced.saved} + ${r.urls.duplicateContent} duplicates; dispatched ${r.urls.dispatched} = handled ${r.urls.handled}`,
+    );
+  }, 300_000);
+
+  it('kill -9 of a follower after about 1,000 pages: the crawl completes, re-fetching at most what it had in flight', async () => {
+    const w = await setUp();
+    const client = await ClusterClient.open({ cluster: w.cluster.name, redisUrl: testRedisUrl, log });
+    try {
+      const running = crawl(w);
+      await until('about 1,000 pages saved', async () => (await savedSoFar(client)) >= 1000, 120_000);
+      const status = await client.status();
+      const victim = status.members.find((m) => !m.leader) as { name: string };
+      const member = w.members.find((m) => m.name === victim.name) as Member;
+      member.child.kill('SIGKILL');
+      const { code, report, stderr } = await ended(w, running);
+      expect(code, stderr).toBe(0);
+      const r = report as ClusterRunReport;
+      expect(r.ending).toMatchObject({ reason: 'frontier-drained', published: true });
+      expect(r.missing?.[victim.name]).toMatch(/without a report/);
+      expect(r.routing?.handled).toBe(r.routing?.dispatched);
+
+      const counts = countsByPath(pageRequests(w));
+      expect(counts.size).toBeGreaterThanOrEqual(3290);
+      const twice = [...counts].filter(([, n]) => n > 1);
+      expect([...counts].filter(([, n]) => n > 2)).toEqual([]);
+      const inFlight = r.rehomed?.[victim.name]?.claimed ?? 0;
+      expect(inFlight).toBeGreaterThan(0);
+      expect(twice.length).toBeLessThanOrEqual(inFlight);
+      console.log(
+        `kill -9 of ${victim.name} at ${status.members.reduce((a, m) => a + (m.run?.saved ?? 0), 0)} pages: ` +
+          `${counts.size} distinct pages, ${twice.length} fetched twice, ${inFlight} in flight re-homed, ` +
+          `${r.rehomed?.[victim.name]?.moved} entries moved`,
+      );
+    } finally {
+      await client.close();
+    }
+  }, 300_000);
+
+  it('kill -9 of the leader: another member leads within the lease time, the crawl completes and publishes once', async () => {
+    const w = await setUp();
+    const client = await ClusterClient.open({ cluster: w.cluster.name, redisUrl: testRedisUrl, log });
+    try {
+      const running = crawl(w);
+      await until('about 1,000 pages saved', async () => (await savedSoFar(client)) >= 1000, 120_000);
+      const leader = (await client.status()).leader?.name as string;
+      const member = w.members.find((m) => m.name === leader) as Member;
+      member.child.kill('SIGKILL');
+      const killedAt = Date.now();
+      let next: string | undefined;
+      await until(
+        'a new leader',
+        async () => {
+          next = (await client.status()).leader?.name;
+          return next !== undefined && next !== leader;
+        },
+        30_000,
+      );
+      const takeover = Date.now() - killedAt;
+      expect(takeover).toBeLessThanOrEqual(5000 + 600);
+      const { code, report, stderr } = await ended(w, running);
+      expect(code, stderr).toBe(0);
+      const r = report as ClusterRunReport;
+      const said = JSON.stringify({
+        ending: r.ending,
+        missing: r.missing,
+        saved: r.produced.saved,
+        rehomed: r.rehomed,
+        routing: r.routing,
+        byNode: Object.fromEntries(
+          Object.entries(r.byNode).map(([n, b]) => [n, [b.produced.saved, b.ending.reason, b.endedAt]]),
+        ),
+      });
+      expect(r.ending, said).toMatchObject({ reason: 'frontier-drained', published: true });
+      expect(r.missing?.[leader], `${said}; killed ${leader} at ${new Date(killedAt).toISOString()}`).toMatch(
+        /without a report/,
+      );
+      const counts = countsByPath(pageRequests(w));
+      expect(counts.size).toBeGreaterThanOrEqual(3290);
+      await until('COMPLETED heard', () => w.heard.some((m) => m.type === 'COMPLETED'), 30_000);
+      expect(w.heard.filter((m) => m.type === 'PUBLISHED')).toHaveLength(1);
+      expect(w.heard.filter((m) => m.type === 'COMPLETED')).toHaveLength(1);
+      console.log(
+        `kill -9 of leader ${leader}: ${next} led after ${takeover} ms; ${counts.size} distinct pages, ` +
+          `${[...counts].filter(([, n]) => n > 1).length} fetched twice, re-homed ${JSON.stringify(r.rehomed)}`,
+      );
+    } finally {
+      await client.close();
+    }
+  }, 300_000);
+});
