@@ -9,8 +9,8 @@ export interface TempDir extends AsyncDisposable, Disposable {
 }
 
 /** A fresh directory under the OS temp dir, removed on dispose. Use with `using dir = createTempDir()`. */
-export function createTempDir(prefix = 'gf-test-'): TempDir {
-  const path = mkdtempSync(join(tmpdir(), prefix));
+export function createTempDir(prefix = 'gf-test-', base = tmpdir()): TempDir {
+  const path = mkdtempSync(join(base, prefix));
   const remove = () => rmSync(path, { recursive: true, force: true, maxRetries: 3 });
   return {
     path,

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -21,7 +21,8 @@ describe('FileExtractor', () => {
   const url = (rel: string, folder = false) => fileUrlOf(join(root, rel), folder);
 
   beforeEach(() => {
-    tmp = createTempDir('gf-file-extractor-');
+    // Under /tmp itself: one test reads the tree as nobody, who cannot enter the test script's own TMPDIR.
+    tmp = createTempDir('gf-file-extractor-', '/tmp');
     root = join(tmp.path, 'root');
     mkdirSync(join(root, 'sub'), { recursive: true });
     writeFileSync(join(root, 'index.html'), '<html><head><title>Home</title></head><body>café</body></html>');
@@ -265,6 +266,7 @@ console.log(JSON.stringify(out));`,
     );
     // root reads everything: the check runs as nobody then (any other user reads as itself).
     const asRoot = process.getuid?.() === 0;
+    const cache = asRoot ? nobodyTmp() : undefined;
     const r = spawnSync(
       process.execPath,
       ['--import', 'tsx', script, url('private.html'), url('locked', true), url('index.html')],
@@ -272,10 +274,23 @@ console.log(JSON.stringify(out));`,
         encoding: 'utf8',
         timeout: 30_000,
         cwd: fileURLToPath(new URL('../../', import.meta.url)),
-        ...(asRoot ? { uid: 65534, gid: 65534, env: { ...process.env, HOME: tmp.path } } : {}),
+        // tsx keeps its cache under TMPDIR, which the test script sets to a folder only root may write: nobody
+        // gets its own.
+        ...(asRoot ? { uid: 65534, gid: 65534, env: { ...process.env, HOME: tmp.path, TMPDIR: cache } } : {}),
       },
     );
+    if (cache) rmSync(cache, { recursive: true, force: true });
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout.trim().split('\n').pop() as string)).toEqual([403, 403, 200]);
   });
 });
+
+/**
+ * A temporary folder anyone may write, for a child process run as nobody: under /tmp itself, since the test
+ * script's TMPDIR sits in a folder only root may enter.
+ */
+function nobodyTmp(): string {
+  const dir = mkdtempSync('/tmp/gf-nobody-');
+  chmodSync(dir, 0o1777);
+  return dir;
+}

@@ -153,11 +153,11 @@ describe('the acceptors of a catalog of a folder', () => {
     }
     const css = await check(`${root}style.css`);
     expect(!css.accept && css.outcome).toBe(Outcome.REJECTED_ASSET);
-    // A web catalog still refuses documents while they are off.
-    const web = await createAcceptorChain({ catalog: catalog('https://example.com/') }).check({
-      url: 'https://example.com/a.pdf',
-      depth: 1,
-    });
+    // A web catalog refuses documents when its `documents` is off.
+    const off = catalog('https://example.com/');
+    const web = await createAcceptorChain({
+      catalog: { ...off, settings: { ...off.settings, documents: false } },
+    }).check({ url: 'https://example.com/a.pdf', depth: 1 });
     expect(!web.accept && web.outcome).toBe(Outcome.REJECTED_ASSET);
   });
 
