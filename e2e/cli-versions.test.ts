@@ -116,6 +116,7 @@ describe('greenfinger versions, delete and replay as processes over the fixture 
         'images',
         'startedAt',
         'endedAt',
+        'search',
       ]);
       expect(v).toMatchObject({ published: true, saved: fixtureFacts.savedCount, images: fixtureFacts.keptImageCount });
     }
@@ -124,7 +125,11 @@ describe('greenfinger versions, delete and replay as processes over the fixture 
       [1, 'serving', true],
     ]);
     const text = await cli(['versions', '--id', catalogId, '--data', data]);
-    expect(text.stdout).toMatch(/^1\s+serving\s+\d+/m);
+    expect(text.stdout).toMatch(/^1\s+serving\s+words\+meaning\s+\d+/m);
+    expect(versions.map((v) => v.search)).toEqual([
+      { words: false, meaning: false, embedding: null },
+      { words: true, meaning: true, embedding: null },
+    ]);
   });
 
   it('refuses the served version without --force, and says so in one line for wrong names', async () => {

@@ -69,6 +69,20 @@ export const settingsSchema = z.strictObject({
    * bundled one is single-threaded). @default 2
    */
   embeddingWorkers: z.coerce.number().int().min(1).max(16).default(2),
+  /**
+   * GF_SEARCH_EARLY: true = a crawl publishes words search as soon as its fetch ends and meaning search as its vectors
+   * are written (the first chunk of every page first); false = words and meaning together once every vector is
+   * written, page by page (as before issue 18). @default true
+   */
+  searchEarly: z
+    .union([z.boolean(), z.enum(['true', 'false', '1', '0'])], { error: 'must be true or false' })
+    .default(true)
+    .transform((v) => v === true || v === 'true' || v === '1'),
+  /**
+   * GF_MODEL_SOURCE: where `greenfinger models pull` downloads models from (a Hugging Face style host:
+   * `<source>/<repo>/resolve/main/<file>`). @default https://huggingface.co
+   */
+  modelSource: z.string().url().default('https://huggingface.co'),
   /** GF_CONTENT_DEDUP: sha256 | simhash. @default sha256 */
   contentDedup: z.enum(['sha256', 'simhash']).default('sha256'),
   /** GF_SIMHASH_DISTANCE: max Hamming distance counted as duplicate. @default 3 */
@@ -224,6 +238,8 @@ export const settingsEnv: Record<keyof Settings, string> = {
   chunkOverlap: 'GF_CHUNK_OVERLAP',
   maxChunks: 'GF_MAX_CHUNKS',
   embeddingWorkers: 'GF_EMBEDDING_WORKERS',
+  searchEarly: 'GF_SEARCH_EARLY',
+  modelSource: 'GF_MODEL_SOURCE',
   contentDedup: 'GF_CONTENT_DEDUP',
   simhashDistance: 'GF_SIMHASH_DISTANCE',
   userAgent: 'GF_USER_AGENT',

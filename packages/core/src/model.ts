@@ -194,7 +194,25 @@ export interface RunReport {
    * answered 404/410 when revisited (docs/verbs.md#orphans). Absent when there was nothing to tell.
    */
   orphans?: OrphanReport;
-  embedding?: { provider: string; model: string; dims: number; chunks: number; msPerPage: number };
+  /**
+   * The embedding of this run: the model, chunks embedded and their cost; with words published before the vectors
+   * (GF_SEARCH_EARLY), how far the version's vectors got: its pages, those with a vector, those with all of theirs.
+   */
+  embedding?: {
+    provider: string;
+    model: string;
+    dims: number;
+    chunks: number;
+    msPerPage: number;
+    pages?: number;
+    embedded?: number;
+    complete?: number;
+  };
+  /**
+   * When the version became searchable, in ms from the run's start: by words, by meaning for every page (from its
+   * own vectors), and complete (every vector written, published). null = not reached by this run.
+   */
+  searchable?: { wordsAfterMs: number | null; meaningAfterMs: number | null; completeAfterMs: number | null };
   /** Wall milliseconds per pipeline stage, summed over the pages handled concurrently (fetch, extract, …). */
   stages?: Record<string, number>;
   ending: {

@@ -6,6 +6,7 @@ import { CONTROL_COMMANDS } from './commands/control.js';
 import { CRAWL_COMMANDS } from './commands/crawl.js';
 import { DELETE_COMMAND } from './commands/delete.js';
 import { INFO_COMMANDS } from './commands/info.js';
+import { MODELS_COMMANDS, MODELS_GROUP } from './commands/models.js';
 import { REPLAY_COMMAND } from './commands/replay.js';
 import { SEARCH_COMMAND } from './commands/search.js';
 import { SERVE_COMMAND } from './commands/serve.js';
@@ -30,6 +31,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...CONTROL_COMMANDS,
   WHY_COMMAND,
   ...USER_COMMANDS,
+  ...MODELS_COMMANDS,
   SERVE_COMMAND,
   NODE_COMMAND,
   TEST_URL_COMMAND,
@@ -67,7 +69,7 @@ const PROMPT_ORDER = [
 ];
 
 /** The groups of the one-line CLI (`catalog …`, `user …`). */
-export const GROUPS: readonly GroupSpec[] = [CATALOG_GROUP, USER_GROUP];
+export const GROUPS: readonly GroupSpec[] = [CATALOG_GROUP, USER_GROUP, MODELS_GROUP];
 
 /** The commands of one mode. */
 export function commandsIn(mode: Mode): CommandSpec[] {

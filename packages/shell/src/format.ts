@@ -1,6 +1,21 @@
-import { type CrawlProgress, orphansLine, type RunReport, type SearchResponse } from '@greenfinger/core';
+import {
+  type CrawlProgress,
+  type EmbeddingNotice,
+  type EmbeddingProgress,
+  orphansLine,
+  type RunReport,
+  type SearchResponse,
+} from '@greenfinger/core';
 
 const n = (v: number): string => v.toLocaleString('en-US');
+
+/** `embedding 312 of 526 pages (120 complete), 16.4 chunks/s`, and `(fetch done)` once only vectors are left. */
+export function embeddingProgress(e: EmbeddingProgress): string {
+  return (
+    `embedding ${n(e.embedded)} of ${n(e.pages)} pages (${n(e.complete)} complete), ${e.chunksPerSecond.toFixed(1)} chunks/s` +
+    (e.phase === 'vectors' ? ' (fetch done)' : '')
+  );
+}
 
 /** The live progress line: saved, dispatched, pages/s and where the drops went. */
 export function formatProgress(p: CrawlProgress): string {
@@ -14,11 +29,31 @@ export function formatProgress(p: CrawlProgress): string {
     c.redirected && `redirected ${n(c.redirected)}`,
   ].filter(Boolean);
   const secs = Math.round(c.elapsedMs / 1000);
+  const embedded = p.embedding ? '' : c.vectored ? ` · embedded ${n(c.vectored)}` : '';
   return (
-    `saved ${n(c.saved)} · images ${n(c.images)}${c.vectored ? ` · embedded ${n(c.vectored)}` : ''} · dispatched ${n(c.dispatched)} · handled ${n(c.handled)} · queued ${n(p.queued)} · ` +
+    `saved ${n(c.saved)} · images ${n(c.images)}${embedded} · dispatched ${n(c.dispatched)} · handled ${n(c.handled)} · queued ${n(p.queued)} · ` +
     `${p.pagesPerSecond.toFixed(1)} pages/s · ${secs}s` +
+    (p.embedding ? ` · ${embeddingProgress(p.embedding)}` : '') +
     (drops.length ? ` · ${drops.join(', ')}` : '')
   );
+}
+
+const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+
+/**
+ * When the version became searchable: `searchable by words after 9.8 s, by meaning after 41.2 s (every page),
+ * complete after 372.0 s`; undefined when the report says nothing of it.
+ */
+export function searchableLine(r: RunReport): string | undefined {
+  const t = r.searchable;
+  if (!t) return undefined;
+  const parts: string[] = [];
+  if (t.wordsAfterMs !== null) parts.push(`by words after ${secs(t.wordsAfterMs)}`);
+  if (t.meaningAfterMs !== null) parts.push(`by meaning after ${secs(t.meaningAfterMs)} (every page)`);
+  else if (t.wordsAfterMs !== null && r.embedding) parts.push('by meaning: not every page yet');
+  if (t.completeAfterMs !== null) parts.push(`complete after ${secs(t.completeAfterMs)}`);
+  else if (t.wordsAfterMs !== null && r.embedding) parts.push('vectors incomplete: resume writes the rest');
+  return parts.length > 0 ? `searchable ${parts.join(', ')}` : undefined;
 }
 
 /** Where the filtered urls went, by acceptor. */
@@ -31,8 +66,9 @@ function rejectedBreakdown(r: RunReport): string {
 
 export function formatSummary(r: RunReport): string {
   const u = r.urls;
+  const words = !r.ending.published && r.searchable?.wordsAfterMs != null;
   const lines = [
-    `${r.ending.published ? 'Published' : 'Not published'}: catalog "${r.catalog}" version ${r.version} — saved ${n(r.produced.saved)} pages, ${n(r.produced.images)} images in ${(r.elapsedMs / 1000).toFixed(1)} s`,
+    `${r.ending.published ? 'Published' : words ? 'Published for words search (vectors incomplete)' : 'Not published'}: catalog "${r.catalog}" version ${r.version} — saved ${n(r.produced.saved)} pages, ${n(r.produced.images)} images in ${(r.elapsedMs / 1000).toFixed(1)} s`,
     `urls: dispatched ${n(u.dispatched)} = handled ${n(u.handled)} + outstanding ${n(u.outstanding)}; known ${n(u.alreadySeen)}, filtered ${n(u.filtered)}, duplicate ${n(u.duplicateContent)}, unreachable ${n(u.unreachable)}, failed ${n(u.failures)}, redirected ${n(u.redirected)}`,
   ];
   const breakdown = rejectedBreakdown(r);
@@ -55,15 +91,21 @@ export function formatSummary(r: RunReport): string {
       )
       .join(' · ')}`,
   );
-  if (r.embedding)
-    lines.push(
-      `embedding: ${r.embedding.model} (${r.embedding.dims}-d), ${n(r.embedding.chunks)} chunks, ${r.embedding.msPerPage} ms/page`,
-    );
+  if (r.embedding) {
+    const e = r.embedding;
+    const state =
+      e.pages !== undefined && e.complete !== undefined && e.complete < e.pages
+        ? `; vectors of ${n(e.embedded ?? 0)} of ${n(e.pages)} pages (${n(e.complete)} complete)`
+        : '';
+    lines.push(`embedding: ${e.model} (${e.dims}-d), ${n(e.chunks)} chunks, ${e.msPerPage} ms/page${state}`);
+  }
+  const searchable = searchableLine(r);
+  if (searchable) lines.push(searchable);
   const orphans = orphansLine(r.orphans);
   if (orphans) lines.push(orphans);
   lines.push(`ending: ${r.ending.reason} — ${r.ending.note ?? ''}`);
   if (r.path) lines.push(`report: ${r.path}`);
-  if (r.ending.published) lines.push(`next: greenfinger search "<words>" --catalog "${r.catalog}"`);
+  if (r.ending.published || words) lines.push(`next: greenfinger search "<words>" --catalog "${r.catalog}"`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -76,8 +118,17 @@ const strip = (h: string): string =>
     .replace(/&#39;/g, "'")
     .replace(/&amp;/g, '&');
 
+/** What a meaning search over vectors still being written says: how many pages it could answer from. */
+export function embeddingNoticeLine(e: EmbeddingNotice): string {
+  if (e.embedded < e.pages) {
+    return `embedding: ${n(e.embedded)} of ${n(e.pages)} pages — meaning search answered from those so far`;
+  }
+  return `embedding: every page has a vector, ${n(e.complete)} of ${n(e.pages)} with all of theirs — answers may still improve`;
+}
+
 export function formatResults(r: SearchResponse): string {
-  if (r.results.length === 0) return `no results (${r.mode})\n`;
+  const notice = r.embedding ? `${embeddingNoticeLine(r.embedding)}\n` : '';
+  if (r.results.length === 0) return `no results (${r.mode})\n${notice}`;
   const lines = r.results.map((h, i) => {
     const hl = h.highlights[0] ? `\n     ${strip(h.highlights[0]).replace(/\s+/g, ' ').slice(0, 200)}` : '';
     return `${String(i + 1).padStart(3)}. ${h.title}\n     ${h.url}  [${h.catalog} v${h.version}, score ${h.score.toFixed(3)}]${hl}`;
@@ -85,7 +136,7 @@ export function formatResults(r: SearchResponse): string {
   lines.push(
     `${r.mode}: ${r.results.length} of ${n(r.total)} in ${r.elapsedMs} ms${r.nextCursor ? ` — next page: --cursor ${r.nextCursor}` : ''}`,
   );
-  return `${lines.join('\n')}\n`;
+  return `${lines.join('\n')}\n${notice}`;
 }
 
 const FIXES: Array<[RegExp, string]> = [

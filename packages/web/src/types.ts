@@ -116,6 +116,8 @@ export interface SearchPage {
   pageSize: number;
   nextCursor: string | null;
   elapsedMillis: number;
+  /** Meaning search over vectors still being written: it answered from the pages embedded so far. */
+  embedding?: { pages: number; embedded: number; complete: number; catalogs: string[] };
 }
 
 export interface UrlRow {

@@ -43,6 +43,7 @@ export function jobView(job: Job) {
     queued: job.queued,
     active: job.active,
     pagesPerSecond: job.pagesPerSecond,
+    embedding: job.embedding ?? null,
     report: job.report,
     error: job.error,
     startedAt: job.startedAt,

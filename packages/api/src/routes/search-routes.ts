@@ -52,6 +52,7 @@ export function searchRoutes(app: FastifyInstance, ctx: ApiContext): void {
       pageSize: query.size,
       nextCursor: r.nextCursor,
       elapsedMillis: r.elapsedMs,
+      ...(r.embedding ? { embedding: r.embedding } : {}),
     });
   };
   app.get<{ Querystring: SearchQuery }>(

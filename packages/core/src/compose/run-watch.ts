@@ -157,6 +157,7 @@ export class StorageWatch {
       close: () => inner.close(),
     };
     if (inner.setDurableListener) watched.setDurableListener = (listener) => inner.setDurableListener?.(listener);
+    if (inner.abandon) watched.abandon = () => inner.abandon?.() ?? Promise.resolve();
     return watched;
   }
 }

@@ -77,6 +77,11 @@ export interface CrawlResult {
   stages: Record<string, number>;
   /** Why the run stopped with reason 'error': one line naming the store and the fix. */
   error?: string;
+  /**
+   * How the fetch ended (the workers and the session's end done, files and index entries flushed), before the vector
+   * phase: `reason` differs from it when a stop or a failure came while the vectors were being written.
+   */
+  fetchEnded?: EndReason;
 }
 
 /**
@@ -104,6 +109,10 @@ export class CrawlEngine {
   /** Pages saved or about to be: the limit is checked against it, so in-flight pages cannot overshoot. */
   #reserved = 0;
   #stopReason: EndReason | undefined;
+  /** The fetch is over: the run writes the vectors left (a stop now ends that, see #writeVectors). */
+  #vectorPhase = false;
+  /** A stop or failure during the vector phase. */
+  #vectorStop: EndReason | undefined;
   #wake: Array<() => void> = [];
   #fatal: unknown;
   #recovered = 0;
@@ -232,9 +241,17 @@ export class CrawlEngine {
     }));
   }
 
-  /** External stop: in-flight pages finish, the frontier is kept, nothing is published. */
+  /**
+   * External stop: in-flight pages finish, the frontier is kept, nothing is published. During the vector phase (the
+   * fetch ended, words may be published) the vectors not written yet stay owed: resume writes them.
+   */
   stop(reason: EndReason = 'interrupted'): void {
-    if (!this.#stopReason) {
+    if (this.#vectorPhase) {
+      if (!this.#vectorStop && !PUBLISHING_ENDS.has(reason)) {
+        this.#vectorStop = reason;
+        this.#log.info({ reason }, 'stopping the vector phase');
+      }
+    } else if (!this.#stopReason) {
       this.#stopReason = reason;
       this.#log.info({ reason }, 'stopping');
     }
@@ -272,10 +289,59 @@ export class CrawlEngine {
     await this.#sessionEnd();
     clearTimeout(durationTimer);
     await this.#committer.commit();
-    await d.outputs.flush();
+    // Files and index entries first: every page's words are durable and committed before the fetch is said to end.
+    await d.outputs.flush((layer) => layer !== 'vector');
     await this.#committer.commit();
+    const fetched = this.#endReason();
+    this.#vectorPhase = true;
+    if (d.onFetched && PUBLISHING_ENDS.has(fetched)) await this.#fetched(await this.#result(startedAt, fetched));
+    await this.#writeVectors();
+    await this.#committer.commit();
+    return { ...(await this.#result(startedAt, this.#endReason())), fetchEnded: fetched };
+  }
 
-    const reason: EndReason = this.#fatal ? 'error' : (this.#stopReason ?? 'frontier-drained');
+  #endReason(): EndReason {
+    return this.#fatal ? 'error' : (this.#vectorStop ?? this.#stopReason ?? 'frontier-drained');
+  }
+
+  /** The fetch ended normally: the composition point is told (it publishes words search). */
+  async #fetched(interim: CrawlResult): Promise<void> {
+    try {
+      await this.#d.onFetched?.(interim);
+    } catch (err) {
+      this.#fatal ??= err;
+      this.#log.error({ err }, 'the end of the fetch could not be handled; stopping');
+      this.stop('error');
+    }
+  }
+
+  /**
+   * The vector phase: the run waits for the vectors of every page it saved. A stop or a failure — now, or one that
+   * ended the fetch — drops the rest unwritten: those pages stay owed in the journal, and the next run (resume)
+   * writes them from their files without fetching anything.
+   */
+  async #writeVectors(): Promise<void> {
+    const d = this.#d;
+    if (!PUBLISHING_ENDS.has(this.#endReason())) {
+      await d.outputs.abandon('vector');
+      return;
+    }
+    let flushed = false;
+    const flushing = d.outputs
+      .flush((layer) => layer === 'vector')
+      .finally(() => {
+        flushed = true;
+      });
+    let guard = 0;
+    while (!flushed && PUBLISHING_ENDS.has(this.#endReason()) && guard++ < 10_000_000) {
+      await Promise.race([flushing, this.#idle(1000)]);
+    }
+    if (!flushed) await d.outputs.abandon('vector');
+    await flushing;
+  }
+
+  async #result(startedAt: Date, reason: EndReason): Promise<CrawlResult> {
+    const d = this.#d;
     const outstanding = (await d.frontier.size()) + d.frontier.inFlight();
     return {
       reason,
@@ -303,7 +369,8 @@ export class CrawlEngine {
     if (!end) return;
     for (let round = 0; round <= SESSION_END_ROUNDS; round++) {
       await this.#committer.commit();
-      await d.outputs.flush();
+      // Not the vectors: they may take long, and the vector phase after the session's end waits for them.
+      await d.outputs.flush((layer) => layer !== 'vector');
       await this.#committer.commit();
       if (this.#stopReason || this.#fatal) return;
       // Workers also end at their deadline: only an empty frontier is the session's end.

@@ -11,7 +11,7 @@ import type { CompositeOutputChannel } from '../outputs/composite-output-channel
 import type { BlobStore } from '../storage/blob-store.js';
 import type { ResourceRecordStore, UrlLedgerStore } from '../storage/record-store.js';
 import type { CrawlCoordinator } from './crawl-coordinator.js';
-import type { SessionEnd } from './crawl-engine.js';
+import type { CrawlResult, SessionEnd } from './crawl-engine.js';
 import type { DocumentConsumer } from './flow/consumers.js';
 import type { CrawlEvents } from './flow/crawl-events.js';
 import type { InflightStore } from './inflight-store.js';
@@ -107,4 +107,12 @@ export interface CrawlEngineDeps {
    * — never after an early stop. It may queue urls again, which this run then handles (see SessionEnd).
    */
   sessionEnd?: ((end: SessionEnd) => Promise<void>) | undefined;
+  /**
+   * Told once the fetch has ended normally (an end in PUBLISHING_ENDS: the frontier drained, or a page or time limit),
+   * every page's file and index entry durable and committed, and before the run waits for the vectors still being
+   * written — never after a stop or a failure. `interim` is the run's result so far. The composition point publishes
+   * words search here (services/crawl-service.ts); the run waits for it, then for the vectors. A throw ends the run
+   * as an error.
+   */
+  onFetched?: ((interim: CrawlResult) => Promise<void>) | undefined;
 }

@@ -3,16 +3,39 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CrawlerError } from '../errors.js';
 
+/**
+ * The vectors of a published version still being written (or left incomplete by a stop or a crash, until resume
+ * completes them): its pages, how many have a vector — meaning search finds those — and how many have all of theirs.
+ */
+export interface EmbeddingState {
+  version: number;
+  pages: number;
+  embedded: number;
+  complete: number;
+}
+
 /** What search may read of one catalog. Lives in `user/index/catalogs.json`, never in the database. */
 export interface PublishedCatalog {
   catalogId: string;
   name: string;
   url: string;
-  /** The version search reads; -1 = nothing published yet. */
+  /** The version words search reads (and meaning search, unless `meaningVersion` says otherwise); -1 = nothing yet. */
   searchVersion: number;
+  /**
+   * The version meaning search reads when it is not `searchVersion`: the previous complete version, kept while the
+   * vectors of a rebuilt `searchVersion` are still being written. Absent = `searchVersion`.
+   */
+  meaningVersion?: number | undefined;
+  /** Present while the vectors of a published version are incomplete (see {@link EmbeddingState}). */
+  embedding?: EmbeddingState | undefined;
   /** Versions kept on disk (for browsing older versions), ascending. */
   versions: number[];
   updatedAt?: string | undefined;
+}
+
+/** The version meaning search reads of a published catalog. */
+export function meaningVersionOf(c: Pick<PublishedCatalog, 'searchVersion' | 'meaningVersion'>): number {
+  return c.meaningVersion ?? c.searchVersion;
 }
 
 interface RegistryFile {
@@ -50,11 +73,19 @@ export class PublishedCatalogs {
         },
       );
     }
+    const meaning = catalog.meaningVersion;
+    if (meaning !== undefined && (!Number.isInteger(meaning) || meaning < 0)) {
+      throw new CrawlerError('BAD_INPUT', `meaningVersion ${meaning} of catalog ${catalog.name} is not a version`, {
+        fix: 'leave it out (meaning search then reads searchVersion) or give a version number from 0',
+      });
+    }
     const record: PublishedCatalog = {
       catalogId: catalog.catalogId,
       name: catalog.name,
       url: catalog.url,
       searchVersion: catalog.searchVersion,
+      ...(meaning !== undefined && meaning !== catalog.searchVersion ? { meaningVersion: meaning } : {}),
+      ...(catalog.embedding ? { embedding: { ...catalog.embedding } } : {}),
       versions: [...new Set(catalog.versions)].sort((a, b) => a - b),
       updatedAt: catalog.updatedAt ?? new Date().toISOString(),
     };

@@ -66,9 +66,13 @@ export class CompositeOutputChannel {
     }
   }
 
-  /** Flush in order; failures of non-file layers are recorded, not thrown. */
-  async flush(): Promise<void> {
+  /**
+   * Flush in order; failures of non-file layers are recorded, not thrown. `layers` narrows it to some channels (a run
+   * flushes file and index before it waits for the vectors).
+   */
+  async flush(layers?: (layer: string) => boolean): Promise<void> {
     for (const channel of this.channels) {
+      if (layers && !layers(channel.layer)) continue;
       try {
         await channel.flush();
       } catch (err) {
@@ -92,6 +96,17 @@ export class CompositeOutputChannel {
   /** The layers that report durability later than write() (see OutputChannel.setDurableListener). */
   get deferredLayers(): OutputLayer[] {
     return this.channels.flatMap((c) => (c.setDurableListener !== undefined && isLayer(c.layer) ? [c.layer] : []));
+  }
+
+  /**
+   * The run is stopping: the layer stops writing what it still queues (those pages stay owed, see
+   * OutputChannel.abandon); a layer without `abandon` is flushed instead.
+   */
+  async abandon(layer: OutputLayer): Promise<void> {
+    const channel = this.channel(layer);
+    if (!channel) return;
+    if (channel.abandon) await channel.abandon();
+    else await this.flush((l) => l === layer);
   }
 
   /** The channel of one layer (replay and repair write to one layer only). */

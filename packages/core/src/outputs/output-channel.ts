@@ -38,6 +38,12 @@ export interface OutputChannel {
    * write() returns (batched index upserts, queued embeddings). Layers that write at once need not call it.
    */
   setDurableListener?(listener: (resourceId: string, ok: boolean) => void): void;
+  /**
+   * Stop writing what is still queued, because the run is stopping: those pages stay owed (the frontier's journal) and
+   * the next run writes them from the files. Resolves once the write in progress is through. For layers that queue
+   * long (the vectors); the others need not have it.
+   */
+  abandon?(): Promise<void>;
   /** Pages this layer made durable, pages it failed, and the last error. */
   counts(): { written: number; failed: number; lastError?: string };
   close(): Promise<void>;

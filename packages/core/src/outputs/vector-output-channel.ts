@@ -3,6 +3,14 @@ import { ids } from '../ids.js';
 import type { VectorPoint, VectorStore } from '../vector/vector-store.js';
 import type { CrawledPage, OutputChannel } from './output-channel.js';
 
+/**
+ * Which chunks are embedded first:
+ * - `first-chunk`: the first chunk of every page before the other chunks of any page, so every page is searchable by
+ *   meaning after one embedding each; the rest of its chunks follow (the final vectors are the same);
+ * - `page`: page by page, every chunk of a page before the next page.
+ */
+export type EmbeddingOrder = 'first-chunk' | 'page';
+
 export interface VectorOutputOptions {
   /** Splits a page's text into chunks. */
   chunk: (text: string) => string[];
@@ -13,22 +21,62 @@ export interface VectorOutputOptions {
   /**
    * Reads a page's text back from the file layer. When given, write() never waits for the embedder: past
    * `maxQueued`, a page is kept as a reference (no text in memory) and embedded from its file once the queue has
-   * room, so fetching goes on at full speed while embeddings catch up. Without it, write() waits for room.
+   * room, so fetching goes on at full speed while embeddings catch up; and the chunks after a page's first are read
+   * back from its file when their turn comes. Without it, write() waits for room and those chunks wait in memory.
    */
   loadText?: ((page: CrawledPage) => Promise<string | undefined>) | undefined;
+  /** @default 'first-chunk' */
+  order?: EmbeddingOrder | undefined;
+}
+
+/** What the vector layer has done so far: the embedding progress of a run. */
+export interface VectorProgress {
+  /** Pages given to the layer. */
+  pages: number;
+  /** Pages whose first chunk has its vector (or that have no text to embed): meaning search finds them. */
+  embedded: number;
+  /** Pages every chunk of which is through, stored or failed: the ones the durable listener was told of. */
+  complete: number;
+  /** Pages one of whose chunks could not be embedded or stored. */
+  failed: number;
+  /** Chunks embedded and stored. */
+  chunks: number;
+  /** Milliseconds spent waiting for the embedder. */
+  embedMs: number;
+}
+
+/** One page on its way through the layer. */
+interface PageState {
+  /** The page without its text, html and pictures (the text is read back, or held in `later`). */
+  page: CrawledPage;
+  /** Chunks the page has, as last counted. */
+  total: number;
+  /** Chunks not through yet (embedded and stored, or failed). */
+  left: number;
+  failed: boolean;
 }
 
 interface PendingChunk {
-  page: CrawledPage;
+  state: PageState;
   index: number;
   text: string;
-  last: boolean;
 }
 
+/** A page whose chunks after the first are still to come: held in memory, or read back from its file. */
+interface LaterPage {
+  state: PageState;
+  chunks?: PendingChunk[];
+}
+
+const stripped = (page: CrawledPage): CrawledPage => ({ ...page, text: '', html: undefined, images: [] });
+
 /**
- * The vector layer: pages are chunked, chunks embedded in batches (the client runs off the event loop) and
- * upserted with a payload that carries the page. The queue is bounded: when embeddings fall behind, write()
- * waits, so fetching never runs unboundedly ahead of the embedder.
+ * The vector layer: pages are chunked, chunks embedded in batches (the client runs off the event loop) and upserted
+ * with a payload that carries the page. By default the first chunk of every page goes before the other chunks of
+ * any page (see {@link EmbeddingOrder}). A page is reported durable once all of its chunks are through, so a crash
+ * before that redoes the page (point ids are deterministic: writing a page again replaces its points). Memory is
+ * bounded: with `loadText`, pages past `maxQueued` and the later chunks of every page are read back from the files;
+ * without it, write() waits while `maxQueued` chunks are held.
  */
 export class VectorOutputChannel implements OutputChannel {
   readonly layer = 'vector' as const;
@@ -37,20 +85,42 @@ export class VectorOutputChannel implements OutputChannel {
   readonly #chunk: (text: string) => string[];
   readonly #batchSize: number;
   readonly #maxQueued: number;
-  #queue: PendingChunk[] = [];
+  readonly #order: EmbeddingOrder;
+  readonly #loadText: VectorOutputOptions['loadText'];
+  /** First chunks (in `page` order: every chunk), in the order the pages came. */
+  #firsts: PendingChunk[] = [];
   /** Pages written while the queue was full, without their text (read back from the files when there is room). */
   #overflow: CrawledPage[] = [];
-  readonly #loadText: VectorOutputOptions['loadText'];
+  /** Pages whose first chunk is queued or through and whose other chunks are still to come. */
+  #later: LaterPage[] = [];
+  /** Later chunks read back (or taken from `#later`), waiting for their batch. */
+  #current: PendingChunk[] = [];
+  /** Chunks held in `#later` (no loadText). */
+  #heldLater = 0;
+  /** Pages chunked and not complete yet. */
+  readonly #live = new Set<PageState>();
+  /** The batch being embedded now. */
+  #inFlight: PendingChunk[] = [];
   #running: Promise<void> | undefined;
+  /** The upsert of the batch in flight, once its vectors came. */
+  #upserting: Promise<void> | undefined;
   #waiters: Array<() => void> = [];
+  #firstWaiters: Array<(through: boolean) => void> = [];
+  #halted = false;
+  #markHalted!: () => void;
+  /** Settles when the layer is abandoned: a flush waiting for a batch the model still has stops waiting. */
+  readonly #haltedSignal = new Promise<void>((resolve) => {
+    this.#markHalted = resolve;
+  });
+  #pages = 0;
+  #embedded = 0;
+  #complete = 0;
   #written = 0;
   #failed = 0;
   #chunks = 0;
   #embedMs = 0;
   #lastError: string | undefined;
   #listener: ((resourceId: string, ok: boolean) => void) | undefined;
-  /** Pages one of whose chunk batches failed, until their last chunk is through. */
-  #failedPages = new Set<string>();
 
   constructor(client: EmbeddingClient, store: VectorStore, options: VectorOutputOptions) {
     this.#client = client;
@@ -58,46 +128,75 @@ export class VectorOutputChannel implements OutputChannel {
     this.#chunk = options.chunk;
     this.#batchSize = options.batchSize ?? 32;
     this.#maxQueued = options.maxQueued ?? 512;
+    this.#order = options.order ?? 'first-chunk';
     this.#loadText = options.loadText;
   }
 
   async write(page: CrawledPage): Promise<void> {
-    if (this.#loadText && (this.#queue.length >= this.#maxQueued || this.#overflow.length > 0)) {
-      this.#overflow.push({ ...page, text: '', html: undefined, images: [] });
+    // Stopped: the page stays owed (its journal entry), and the next run writes it from its file.
+    if (this.#halted) return;
+    this.#pages++;
+    if (this.#loadText && (this.#firsts.length >= this.#maxQueued || this.#overflow.length > 0)) {
+      this.#overflow.push(stripped(page));
       this.#kick();
       return;
     }
     this.#enqueue(page);
+    this.#kick();
     let guard = 0;
-    while (!this.#loadText && this.#queue.length >= this.#maxQueued && guard++ < 1_000_000) {
+    while (!this.#loadText && !this.#halted && this.#held() >= this.#maxQueued && guard++ < 1_000_000) {
       this.#kick();
       await new Promise<void>((resolve) => this.#waiters.push(resolve));
     }
-    if (this.#queue.length >= this.#batchSize) this.#kick();
   }
 
-  /** Chunk a page into the queue (a page with no text is done at once). */
+  /** Chunks held in memory, waiting. */
+  #held(): number {
+    return this.#firsts.length + this.#current.length + this.#heldLater;
+  }
+
+  /** Chunk a page into the queues (a page with no text is done at once). */
   #enqueue(page: CrawledPage): void {
     const chunks = this.#chunk(`${page.resource.title}\n\n${page.text}`.trim());
     if (chunks.length === 0) {
+      this.#embedded++;
+      this.#complete++;
       this.#written++;
       this.#listener?.(page.resource.id, true);
       return;
     }
-    chunks.forEach((text, index) => {
-      this.#queue.push({ page, index, text, last: index === chunks.length - 1 });
-    });
+    const state: PageState = { page: stripped(page), total: chunks.length, left: chunks.length, failed: false };
+    this.#live.add(state);
+    const pending = chunks.map((text, index) => ({ state, index, text }));
+    if (this.#order === 'page') {
+      this.#firsts.push(...pending);
+      return;
+    }
+    this.#firsts.push(pending[0] as PendingChunk);
+    if (pending.length === 1) return;
+    if (this.#loadText) this.#later.push({ state });
+    else {
+      this.#later.push({ state, chunks: pending.slice(1) });
+      this.#heldLater += pending.length - 1;
+    }
   }
 
   /** Move overflowed pages back into the queue, reading their text from the files, while there is room. */
   async #refill(): Promise<void> {
     let guard = 0;
-    while (this.#overflow.length > 0 && this.#queue.length < this.#maxQueued / 2 && guard++ < 100_000) {
+    while (
+      !this.#halted &&
+      this.#overflow.length > 0 &&
+      this.#firsts.length < this.#maxQueued / 2 &&
+      guard++ < 100_000
+    ) {
       const page = this.#overflow.shift() as CrawledPage;
       const text = await this.#loadText?.(page);
+      if (this.#halted) return;
       if (text === undefined) {
         this.#failed++;
-        this.#lastError = `the text of ${page.resource.url} could not be read back from ${page.resource.textPath}`;
+        this.#complete++;
+        this.#lastError = unreadable(page);
         this.#listener?.(page.resource.id, false);
         continue;
       }
@@ -105,58 +204,138 @@ export class VectorOutputChannel implements OutputChannel {
     }
   }
 
+  /** Fill `#current` with the later chunks of the next pages (read back from their files), up to a batch. */
+  async #loadLater(): Promise<void> {
+    let guard = 0;
+    while (!this.#halted && this.#current.length < this.#batchSize && this.#later.length > 0 && guard++ < 100_000) {
+      const { state, chunks } = this.#later.shift() as LaterPage;
+      if (chunks) {
+        this.#current.push(...chunks);
+        this.#heldLater -= chunks.length;
+        continue;
+      }
+      const text = await this.#loadText?.(state.page);
+      if (this.#halted) return;
+      if (text === undefined) {
+        state.failed = true;
+        this.#lastError = unreadable(state.page);
+        this.#through(state, state.total - 1);
+        continue;
+      }
+      const again = this.#chunk(`${state.page.resource.title}\n\n${text}`.trim());
+      // The file holds the text the page was written with; should its chunks count differently, they count as now.
+      const fewer = state.total - Math.max(1, again.length);
+      state.total -= fewer;
+      this.#through(state, fewer);
+      for (let index = 1; index < again.length; index++) {
+        this.#current.push({ state, index, text: again[index] as string });
+      }
+    }
+  }
+
   #kick(): void {
-    if (this.#running) return;
+    if (this.#running || this.#halted) return;
     this.#running = this.#run().finally(() => {
       this.#running = undefined;
     });
   }
 
+  #hasWork(): boolean {
+    return this.#firsts.length > 0 || this.#overflow.length > 0 || this.#later.length > 0 || this.#current.length > 0;
+  }
+
   async #run(): Promise<void> {
     let guard = 0;
-    while ((this.#queue.length > 0 || this.#overflow.length > 0) && guard++ < 10_000_000) {
+    while (!this.#halted && this.#hasWork() && guard++ < 10_000_000) {
       await this.#refill();
-      if (this.#queue.length === 0) continue;
-      const batch = this.#queue.splice(0, this.#batchSize);
+      let batch: PendingChunk[];
+      if (this.#firsts.length > 0) batch = this.#firsts.splice(0, this.#batchSize);
+      else {
+        await this.#loadLater();
+        batch = this.#current.splice(0, this.#batchSize);
+      }
       this.#release();
-      const started = performance.now();
-      try {
-        const vectors = await this.#client.embedDocuments(batch.map((c) => c.text));
-        this.#embedMs += performance.now() - started;
-        const points: VectorPoint[] = batch.map((c, i) => {
-          const { resource, catalog } = c.page;
-          return {
-            id: ids.textPoint(resource.catalogId, resource.version, resource.id, c.index),
-            vector: vectors[i] as Float32Array,
-            payload: {
-              resourceId: resource.id,
-              catalogId: resource.catalogId,
-              catalogName: catalog.name,
-              version: resource.version,
-              catalogVersion: `${resource.catalogId}:${resource.version}`,
-              chunkIndex: c.index,
-              chunk: c.text,
-              url: resource.url,
-              title: resource.title,
-              textPath: resource.textPath,
-              linkDensity: resource.linkDensity,
-            },
-          };
-        });
-        await this.#store.upsert(points);
-        this.#chunks += points.length;
-      } catch (err) {
-        for (const c of batch) this.#failedPages.add(c.page.resource.id);
-        this.#lastError = err instanceof Error ? err.message : String(err);
+      if (this.#halted || batch.length === 0) {
+        this.#tellFirsts();
+        continue;
       }
-      for (const c of batch.filter((x) => x.last)) {
-        const id = c.page.resource.id;
-        const ok = !this.#failedPages.delete(id);
-        if (ok) this.#written++;
-        else this.#failed++;
-        this.#listener?.(id, ok);
-      }
+      this.#inFlight = batch;
+      await this.#embed(batch);
+      this.#inFlight = [];
+      this.#tellFirsts();
     }
+    this.#tellFirsts();
+  }
+
+  async #embed(batch: PendingChunk[]): Promise<void> {
+    const started = performance.now();
+    let ok = false;
+    try {
+      const vectors = await this.#client.embedDocuments(batch.map((c) => c.text));
+      // Abandoned while the model worked: nothing is stored, the pages stay owed.
+      if (this.#halted) return;
+      this.#embedMs += performance.now() - started;
+      const points: VectorPoint[] = batch.map((c, i) => {
+        const { resource, catalog } = c.state.page;
+        return {
+          id: ids.textPoint(resource.catalogId, resource.version, resource.id, c.index),
+          vector: vectors[i] as Float32Array,
+          payload: {
+            resourceId: resource.id,
+            catalogId: resource.catalogId,
+            catalogName: catalog.name,
+            version: resource.version,
+            catalogVersion: `${resource.catalogId}:${resource.version}`,
+            chunkIndex: c.index,
+            chunk: c.text,
+            url: resource.url,
+            title: resource.title,
+            textPath: resource.textPath,
+            linkDensity: resource.linkDensity,
+          },
+        };
+      });
+      this.#upserting = this.#store.upsert(points);
+      await this.#upserting;
+      this.#chunks += points.length;
+      ok = true;
+    } catch (err) {
+      if (this.#halted) return;
+      this.#lastError = err instanceof Error ? err.message : String(err);
+    } finally {
+      this.#upserting = undefined;
+    }
+    for (const c of batch) {
+      if (!ok) c.state.failed = true;
+      else if (c.index === 0) this.#embedded++;
+      this.#through(c.state, 1);
+    }
+  }
+
+  /** `n` more chunks of a page are through; the page is reported once its last one is. */
+  #through(state: PageState, n: number): void {
+    state.left -= n;
+    if (state.left > 0 || !this.#live.delete(state)) return;
+    this.#complete++;
+    if (state.failed) this.#failed++;
+    else this.#written++;
+    this.#listener?.(state.page.resource.id, !state.failed);
+  }
+
+  /** First chunks waiting or being embedded (in `page` order: every chunk). */
+  #firstsPending(): boolean {
+    return (
+      this.#firsts.length > 0 ||
+      this.#overflow.length > 0 ||
+      this.#inFlight.some((c) => c.index === 0 || this.#order === 'page')
+    );
+  }
+
+  #tellFirsts(): void {
+    if (this.#firstsPending() && !this.#halted) return;
+    const waiters = this.#firstWaiters;
+    this.#firstWaiters = [];
+    for (const w of waiters) w(!this.#halted);
   }
 
   #release(): void {
@@ -165,13 +344,45 @@ export class VectorOutputChannel implements OutputChannel {
     for (const w of waiters) w();
   }
 
+  /**
+   * Resolves once every page written so far has its first chunk through (embedded and stored, or failed): from then
+   * on meaning search finds every one of them. Pages written later are not waited for. False when the layer was
+   * abandoned first.
+   */
+  async firstChunksWritten(): Promise<boolean> {
+    if (this.#halted) return false;
+    if (!this.#firstsPending()) return true;
+    this.#kick();
+    return new Promise<boolean>((resolve) => this.#firstWaiters.push(resolve));
+  }
+
   async flush(): Promise<void> {
     let guard = 0;
-    while ((this.#queue.length > 0 || this.#overflow.length > 0 || this.#running) && guard++ < 1_000_000) {
+    while (!this.#halted && (this.#hasWork() || this.#running) && guard++ < 1_000_000) {
       this.#kick();
-      await this.#running;
+      await Promise.race([this.#running, this.#haltedSignal]);
     }
+    await this.#upserting?.catch(() => undefined);
     this.#release();
+  }
+
+  /**
+   * Stop embedding (the run is stopping): what is queued is dropped unreported, so those pages stay owed — their
+   * journal entries — and the next run writes them from their files. A batch the model is embedding now is dropped
+   * when its vectors come; one being stored is waited for. Pages written after this are dropped the same way.
+   */
+  async abandon(): Promise<void> {
+    this.#halted = true;
+    this.#markHalted();
+    this.#firsts = [];
+    this.#overflow = [];
+    this.#later = [];
+    this.#current = [];
+    this.#heldLater = 0;
+    this.#release();
+    this.#tellFirsts();
+    await this.#upserting?.catch(() => undefined);
+    this.#live.clear();
   }
 
   setDurableListener(listener: (resourceId: string, ok: boolean) => void): void {
@@ -189,6 +400,18 @@ export class VectorOutputChannel implements OutputChannel {
     return { written: this.#written, failed: this.#failed, ...(this.#lastError ? { lastError: this.#lastError } : {}) };
   }
 
+  /** Pages given, pages searchable by meaning, pages complete, chunks stored (see {@link VectorProgress}). */
+  progress(): VectorProgress {
+    return {
+      pages: this.#pages,
+      embedded: this.#embedded,
+      complete: this.#complete,
+      failed: this.#failed,
+      chunks: this.#chunks,
+      embedMs: this.#embedMs,
+    };
+  }
+
   /** Embedding cost: chunks embedded and milliseconds spent waiting for the embedder. */
   cost(): { chunks: number; embedMs: number } {
     return { chunks: this.#chunks, embedMs: this.#embedMs };
@@ -197,4 +420,8 @@ export class VectorOutputChannel implements OutputChannel {
   async close(): Promise<void> {
     await this.flush();
   }
+}
+
+function unreadable(page: CrawledPage): string {
+  return `the text of ${page.resource.url} could not be read back from ${page.resource.textPath}`;
 }

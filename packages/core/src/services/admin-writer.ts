@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ComponentFactory } from '../compose/component-factory.js';
 import { CrawlerError } from '../errors.js';
+import { type EmbeddingState, meaningVersionOf } from '../index/catalog-registry.js';
 import type { Catalog, RunningState } from '../model.js';
 import type { LedgerRow, UserRow } from '../storage/record-store.js';
 import { eraseUrl, type UrlLayerCount } from './url-eraser.js';
@@ -22,6 +23,17 @@ export interface VersionDeletionResult {
   results: DeleteResultRow[];
   searchVersion: number;
   purged: boolean;
+}
+
+/**
+ * What meaning search reads of a catalog whose published version's vectors are still being written
+ * (`AdminWriter.publishWords`): the previous complete version, or that version with the vectors written so far.
+ */
+export interface MeaningPublication {
+  /** The version meaning search reads. */
+  version: number;
+  /** The progress of the vectors still being written (of the published version), absent when they are complete. */
+  embedding?: EmbeddingState | undefined;
 }
 
 /**
@@ -51,6 +63,14 @@ export interface AdminWriter {
    * says so, and the oldest versions beyond maxVersions are pruned (never the served one).
    */
   publish(catalogId: string, version: number): Promise<Catalog>;
+  /**
+   * Publish a version for words search while its vectors are still being written (docs/verbs.md, "Words first, then
+   * meaning"): words search reads `version` from now on, as after `publish` (forward only, catalogs.json says so, and
+   * when the served version moved the prune runs, never taking the one meaning search reads); meaning search reads
+   * `meaning.version` — the previous complete version, or this one with the vectors written so far, whose progress
+   * `meaning.embedding` gives. Called again as the vectors are written; `publish` completes the version.
+   */
+  publishWords(catalogId: string, version: number, meaning: MeaningPublication): Promise<Catalog>;
   /**
    * Write the catalog's entry in catalogs.json again from its row (after a replay of the served version, or when
    * user/index lost it); `version` is the one just rebuilt. Returns whether search answers for the catalog.
@@ -156,8 +176,23 @@ export class LocalAdminWriter implements AdminWriter {
       const latest = await this.#get(catalogId);
       return this.#save({ ...latest, searchVersion: Math.max(latest.searchVersion, version) });
     });
-    await this.#writeEntry(after, after.searchVersion);
+    // The version is complete: words and meaning read it (a publish of an older version changes nothing of that).
+    await this.#writeEntry(after, after.searchVersion, version === after.searchVersion ? 'complete' : 'keep');
     await this.prune(after);
+    return after;
+  }
+
+  async publishWords(catalogId: string, version: number, meaning: MeaningPublication): Promise<Catalog> {
+    let moved = false;
+    const after = await this.#serial(catalogId, async () => {
+      const latest = await this.#get(catalogId);
+      if (version <= latest.searchVersion) return latest;
+      moved = true;
+      return this.#save({ ...latest, searchVersion: version });
+    });
+    if (version < after.searchVersion) return after;
+    await this.#writeEntry(after, after.searchVersion, meaning);
+    if (moved) await this.prune(after);
     return after;
   }
 
@@ -237,14 +272,34 @@ export class LocalAdminWriter implements AdminWriter {
     await f.published.remove(catalogId);
   }
 
-  /** The catalog's entry in catalogs.json: what search reads, and the versions left. */
-  async #writeEntry(catalog: Catalog, searchVersion: number): Promise<void> {
+  /**
+   * The catalog's entry in catalogs.json: what search reads, and the versions left. What meaning search reads is
+   * given (publishWords), `complete` (publish: the served version's vectors are all written), or `keep`: as the entry
+   * says, while that version still exists and something is served.
+   */
+  async #writeEntry(
+    catalog: Catalog,
+    searchVersion: number,
+    meaning: MeaningPublication | 'complete' | 'keep' = 'keep',
+  ): Promise<void> {
     const versions = await (await this.#f.database()).resources.versions(catalog.id);
+    let reads: MeaningPublication | undefined = meaning === 'keep' || meaning === 'complete' ? undefined : meaning;
+    if (meaning === 'keep') {
+      const entry = (await this.#f.published.list()).find((c) => c.catalogId === catalog.id);
+      const kept = entry ? meaningVersionOf(entry) : searchVersion;
+      const stillThere = kept === searchVersion || versions.includes(kept);
+      if (entry && searchVersion >= 0 && stillThere) {
+        const embedding = entry.embedding?.version === searchVersion ? entry.embedding : undefined;
+        reads = { version: kept, ...(embedding ? { embedding } : {}) };
+      }
+    }
     await this.#f.published.publish({
       catalogId: catalog.id,
       name: catalog.name,
       url: catalog.url,
       searchVersion,
+      ...(reads && reads.version !== searchVersion ? { meaningVersion: reads.version } : {}),
+      ...(reads?.embedding ? { embedding: reads.embedding } : {}),
       versions,
     });
   }

@@ -17,6 +17,7 @@ import { OrphanStep, orphansLine } from './orphans.js';
 import { layerGaps, servedPages, siteWithheld, unrank, withheldPublish } from './publish-decision.js';
 import type { RunHandle, RunInfo } from './run-registry.js';
 import { pruneTargets } from './version-eraser.js';
+import { type EmbeddingProgress, WordsFirstPublisher } from './words-first.js';
 
 export type CrawlVerb = Extract<CrawlAction, 'crawl' | 'update' | 'merge' | 'rebuild' | 'resume'>;
 
@@ -52,6 +53,8 @@ export interface CrawlProgress {
   queued: number;
   active: number;
   pagesPerSecond: number;
+  /** The vector layer's progress and rate: pages with a vector, complete, chunks/s (absent without vectors). */
+  embedding?: EmbeddingProgress | undefined;
 }
 
 /** A run in progress, as `status` reports it. */
@@ -169,6 +172,17 @@ export class CrawlService {
     }
     const orphans = await this.#orphanStep(parts, catalog, version, action, req, () => engine);
     parts.deps.sessionEnd = (end) => orphans.atSessionEnd(end);
+    const early = new WordsFirstPublisher({
+      factory: f,
+      parts,
+      catalog,
+      version,
+      action,
+      served,
+      force: req.forcePublish === true,
+      log: f.log.child({ component: 'words-first', catalogId: catalog.id, version }),
+    });
+    parts.deps.onFetched = (interim) => early.fetched(interim);
     const engine = new CrawlEngine(parts.deps);
     parts.storage.onFailure((err) => {
       f.log.error({ err }, 'a store refused a write; stopping');
@@ -187,7 +201,7 @@ export class CrawlService {
     const onAbort = () => engine.stop('interrupted');
     req.signal?.addEventListener('abort', onAbort, { once: true });
     if (req.signal?.aborted) onAbort();
-    const progress = progressReporter(engine, frontier, { catalog, action, version }, run.handle, req);
+    const progress = progressReporter(engine, frontier, { catalog, action, version }, run.handle, req, early);
     let result: CrawlResult;
     try {
       result = await engine.run();
@@ -196,6 +210,8 @@ export class CrawlService {
       throw err;
     } finally {
       clearInterval(progress);
+      // No vector is written after the engine ends: the registry's counts stop here.
+      await early.settle();
       req.signal?.removeEventListener('abort', onAbort);
       this.#engines.delete(catalog.id);
       await parts.closeWork(frontier.inFlight() === 0 && (await frontier.size()) === 0);
@@ -233,12 +249,29 @@ export class CrawlService {
     }
     try {
       await parts.outputs.close();
-      if (result.published) await this.#optimize(parts, catalog, version);
+      if (result.published) await this.#optimize(parts, catalog, version, early.wordsPublished);
     } finally {
       await parts.closeWriters();
     }
     if (withheld?.cause === 'too-few-pages' && version !== catalog.searchVersion) {
       await unrank(f, catalog, version, report);
+    }
+    await early.ending(result.published);
+    report.searchable = early.times(result.startedAt);
+    const state = early.state();
+    if (report.embedding && state) {
+      report.embedding = {
+        ...report.embedding,
+        pages: state.pages,
+        embedded: state.embedded,
+        complete: state.complete,
+      };
+    }
+    if (early.wordsPublished && !result.published && state) {
+      report.ending.note =
+        `${report.ending.note ?? ''}; words search reads v${version} (published when the fetch ended); its vectors ` +
+        `stopped at ${state.embedded} of ${state.pages} pages (${state.complete} complete) — run resume to write the ` +
+        'rest (it fetches nothing)';
     }
     return this.#record(catalog, version, action, result, report);
   }
@@ -291,10 +324,16 @@ export class CrawlService {
     if (outputs.includes('vector')) await this.#f.vectorFamily().verify?.(catalog.id);
   }
 
-  /** Resume needs something left on the frontier. */
+  /**
+   * Resume needs something left on the frontier: urls, or index and vector writes owed (a run stopped or killed while
+   * its vectors were written: resume writes them from the files and fetches nothing).
+   */
   async #assertResumable(frontier: CrawlFrontier, catalog: Catalog, version: number): Promise<void> {
     const leases = await frontier.recover({ keepRun: true });
     if (leases > 0 || (await frontier.size()) > 0) return;
+    for (const layer of ['vector', 'index']) {
+      for await (const _owed of frontier.journal(`${layer}:`)) return;
+    }
     await frontier.close();
     const last = await (await this.#f.database()).resources.getReport(catalog.id, version);
     throw new CrawlerError(
@@ -348,18 +387,19 @@ export class CrawlService {
    * deletes would change bm25's statistics, and with them every stored score, right after they were built), then
    * the index and the vectors are optimized. Search is exact without them: a failure is logged, not fatal.
    */
-  async #optimize(parts: CrawlParts, catalog: Catalog, version: number): Promise<void> {
+  async #optimize(parts: CrawlParts, catalog: Catalog, version: number, wordsPublished: boolean): Promise<void> {
     const next: Catalog = {
       ...catalog,
       indexVersion: version,
       searchVersion: Math.max(catalog.searchVersion, version),
     };
-    const leaving = (await pruneTargets(this.#f, next)).filter((v) => v !== catalog.searchVersion);
-    await optimizeVersion(this.#f.log, catalog.id, version, {
-      index: parts.indexWriter,
-      vectors: parts.vectors,
-      leaving,
-    });
+    // Words published when the fetch ended had the index optimized then (WordsFirstPublisher); it is done again only
+    // when versions leave it now (the one meaning search kept reading, pruned once this version is complete).
+    const leaving = (await pruneTargets(this.#f, next, { keepMeaning: !wordsPublished })).filter(
+      (v) => v !== catalog.searchVersion || wordsPublished,
+    );
+    const index = wordsPublished && leaving.length === 0 ? undefined : parts.indexWriter;
+    await optimizeVersion(this.#f.log, catalog.id, version, { index, vectors: parts.vectors, leaving });
   }
 
   /** The report file and row, then (when it earned it) the publish, then settings.json. */
@@ -433,6 +473,7 @@ function progressReporter(
   run: { catalog: Catalog; action: CrawlVerb; version: number },
   handle: RunHandle,
   req: CrawlRequest,
+  early: WordsFirstPublisher,
 ): NodeJS.Timeout {
   let lastSaved = 0;
   let lastAt = Date.now();
@@ -456,6 +497,8 @@ function progressReporter(
           active: engine.active,
           pagesPerSecond: rate,
         };
+        const embedding = early.progress();
+        if (embedding) p.embedding = embedding;
         req.onProgress?.(p);
         await handle.progress({ ...p });
       })

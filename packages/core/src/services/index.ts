@@ -19,3 +19,4 @@ export * from './test-url-service.js';
 export * from './user-service.js';
 export * from './version-eraser.js';
 export * from './version-service.js';
+export * from './words-first.js';

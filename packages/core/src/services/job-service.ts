@@ -405,6 +405,7 @@ export class JobService {
     job.queued = p.queued;
     job.active = p.active;
     job.pagesPerSecond = p.pagesPerSecond;
+    if (p.embedding) job.embedding = p.embedding;
     const outputs = this.#engine(job.catalogId)?.outputStats();
     if (outputs) job.outputs = outputs;
     this.#emit({ type: 'progress', job: snapshot(job) });

@@ -4,6 +4,7 @@ import type { RunReport } from '../model.js';
 import type { ChannelStats } from '../outputs/composite-output-channel.js';
 import type { CatalogRef } from './catalog-service.js';
 import type { ReplayProgress, ReplayReport } from './replay-service.js';
+import type { EmbeddingProgress } from './words-first.js';
 
 export type JobState = 'queued' | 'running' | 'done' | 'failed' | 'stopped';
 export type JobAction = 'crawl' | 'update' | 'merge' | 'rebuild' | 'resume' | 'replay';
@@ -37,6 +38,8 @@ export interface Job {
   error: { code: string | undefined; message: string } | null;
   startedAt: string;
   endedAt: string | null;
+  /** A crawl's vector layer, live: pages with a vector, pages complete, chunks/s (absent without vectors). */
+  embedding?: EmbeddingProgress;
   /** Per output channel of a crawl: pages written and failures (live, then the report's). */
   outputs?: Record<string, ChannelStats>;
   /** A replay's latest progress. */

@@ -1,6 +1,6 @@
 import type { ComponentFactory } from '../compose/component-factory.js';
 import { CrawlerError } from '../errors.js';
-import type { PublishedCatalog } from '../index/catalog-registry.js';
+import { meaningVersionOf, type PublishedCatalog } from '../index/catalog-registry.js';
 import { VectorSearcher } from '../vector/vector-searcher.js';
 
 export type SearchMode = 'words' | 'meaning';
@@ -30,12 +30,26 @@ export interface SearchHit {
   textPath: string;
 }
 
+/** A meaning search that read vectors still being written: it answered from the pages embedded so far. */
+export interface EmbeddingNotice {
+  /** Pages of the versions it read. */
+  pages: number;
+  /** Of those, pages with a vector: the ones it can find. */
+  embedded: number;
+  /** Pages with all their vectors. */
+  complete: number;
+  /** The catalogs whose vectors are incomplete. */
+  catalogs: string[];
+}
+
 export interface SearchResponse {
   mode: SearchMode;
   results: SearchHit[];
   total: number;
   nextCursor: string | null;
   elapsedMs: number;
+  /** Meaning search over vectors still being written (see {@link EmbeddingNotice}); absent when they are complete. */
+  embedding?: EmbeddingNotice | undefined;
 }
 
 /**
@@ -154,8 +168,18 @@ export class SearchService {
         fix: 'pass the nextCursor of the previous meaning search',
       });
     }
+    // Meaning reads the version the registry names for it: while a rebuilt version's vectors are being written, the
+    // previous complete one; else the served one, with the vectors written so far.
+    const meaningScopes = published.map((c) => ({ catalogId: c.catalogId, version: meaningVersionOf(c) }));
     const searcher = new VectorSearcher({ store: await this.#gf.vectors(), embedder: await this.#gf.embedding() });
-    const r = await searcher.search({ q: req.q, scopes, size, offset, preferDetailPages: req.preferDetailPages });
+    const r = await searcher.search({
+      q: req.q,
+      scopes: meaningScopes,
+      size,
+      offset,
+      preferDetailPages: req.preferDetailPages,
+    });
+    const notice = embeddingNotice(published);
     return {
       mode,
       results: r.results.map((h) => hit(h, h.resourceId, [excerpt(h.chunk)], names)),
@@ -163,8 +187,22 @@ export class SearchService {
       total: offset + r.results.length,
       nextCursor: r.nextOffset === null ? null : String(r.nextOffset),
       elapsedMs: Math.round(performance.now() - started),
+      ...(notice ? { embedding: notice } : {}),
     };
   }
+}
+
+/** The catalogs meaning search reads whose vectors are still being written, summed; undefined when none. */
+function embeddingNotice(published: PublishedCatalog[]): EmbeddingNotice | undefined {
+  const partial = published.filter((c) => c.embedding !== undefined && c.embedding.version === meaningVersionOf(c));
+  if (partial.length === 0) return undefined;
+  const sum = (k: 'pages' | 'embedded' | 'complete') => partial.reduce((a, c) => a + (c.embedding?.[k] ?? 0), 0);
+  return {
+    pages: sum('pages'),
+    embedded: sum('embedded'),
+    complete: sum('complete'),
+    catalogs: partial.map((c) => c.name),
+  };
 }
 
 /** A cursor of the blank-query listing: how many pages come before this page of it. */

@@ -38,10 +38,21 @@ export async function existingVersions(f: ComponentFactory, catalog: Catalog): P
   return [...found].sort((a, b) => a - b);
 }
 
-/** The versions a prune removes: the oldest beyond `maxVersions`, never the served one or the one being written. */
-export async function pruneTargets(f: ComponentFactory, catalog: Catalog): Promise<number[]> {
+/**
+ * The versions a prune removes: the oldest beyond `maxVersions`, never the served one, the one being written, or
+ * (unless `keepMeaning` is false) the one meaning search reads while the served version's vectors are incomplete.
+ */
+export async function pruneTargets(
+  f: ComponentFactory,
+  catalog: Catalog,
+  options: { keepMeaning?: boolean } = {},
+): Promise<number[]> {
   const existing = await existingVersions(f, catalog);
   const kept = new Set([catalog.searchVersion, catalog.indexVersion]);
+  if (options.keepMeaning !== false) {
+    const meaning = (await f.published.list()).find((c) => c.catalogId === catalog.id)?.meaningVersion;
+    if (meaning !== undefined) kept.add(meaning);
+  }
   const excess = existing.length - catalog.settings.maxVersions;
   return existing.filter((v) => !kept.has(v)).slice(0, Math.max(0, excess));
 }

@@ -1,5 +1,6 @@
 import type { ComponentFactory } from '../compose/component-factory.js';
 import { ConfigError, CrawlerError } from '../errors.js';
+import { meaningVersionOf } from '../index/catalog-registry.js';
 import type { Catalog, CrawlAction } from '../model.js';
 import type { CatalogRef, CatalogService } from './catalog-service.js';
 import {
@@ -32,6 +33,20 @@ export interface VersionInfo {
   endedAt: string | null;
   /** The verb of its last run. */
   action: CrawlAction | null;
+  /** What search reads of it (see {@link VersionSearch}). */
+  search: VersionSearch;
+}
+
+/**
+ * What search reads of a version: words search reads it (the served version), meaning search reads it (the served
+ * one, or the previous complete one while a rebuilt version's vectors are written), and, while its vectors are
+ * incomplete, how far they got — its pages, those with a vector, those with all of theirs (stopped or killed during
+ * its vector phase, it stays so until `resume` writes the rest).
+ */
+export interface VersionSearch {
+  words: boolean;
+  meaning: boolean;
+  embedding: { pages: number; embedded: number; complete: number } | null;
 }
 
 export { DELETE_ORDER, type DeleteLayer, type DeleteResultRow } from './version-eraser.js';
@@ -86,6 +101,7 @@ export class VersionService {
     const db = await this.#f.database();
     const reports = new Map((await db.resources.listReports(catalog.id)).map((r) => [r.version, r]));
     const crawling = catalog.runningState !== 'none' && (await this.#f.runs.holder(catalog.id)) !== undefined;
+    const entry = (await this.#f.published.list()).find((c) => c.catalogId === catalog.id);
     const out: VersionInfo[] = [];
     for (const version of await existingVersions(this.#f, catalog)) {
       const report = reports.get(version);
@@ -107,6 +123,18 @@ export class VersionService {
         startedAt: report?.report.startedAt ?? null,
         endedAt: report?.report.endedAt ?? null,
         action: report?.action ?? null,
+        search: {
+          words: entry !== undefined && entry.searchVersion === version,
+          meaning: entry !== undefined && entry.searchVersion >= 0 && meaningVersionOf(entry) === version,
+          embedding:
+            entry?.embedding?.version === version
+              ? {
+                  pages: entry.embedding.pages,
+                  embedded: entry.embedding.embedded,
+                  complete: entry.embedding.complete,
+                }
+              : null,
+        },
       });
     }
     return out;
@@ -127,6 +155,17 @@ export class VersionService {
     await assertNotRunning(f, catalog);
     const targets = selectVersions(catalog, await existingVersions(f, catalog), options);
     const servingTargeted = catalog.searchVersion >= 0 && targets.includes(catalog.searchVersion);
+    const entry = (await f.published.list()).find((c) => c.catalogId === catalog.id);
+    const meaning = entry?.meaningVersion;
+    if (meaning !== undefined && targets.includes(meaning) && !options.force && !dryRun) {
+      throw new CrawlerError(
+        'CONFLICT',
+        `version ${meaning} of catalog "${catalog.name}" is the one meaning search reads until version ${catalog.searchVersion}'s vectors are complete`,
+        {
+          fix: `resume the catalog to complete them (greenfinger resume --id ${catalog.id}), or add --force (meaning search then reads the vectors of version ${catalog.searchVersion} written so far)`,
+        },
+      );
+    }
     if (servingTargeted && !options.force) {
       throw new CrawlerError(
         'CONFLICT',

@@ -104,19 +104,22 @@ describe('VectorOutputChannel overflow', () => {
   });
 
   it('reports a page whose text cannot be read back as failed, once', async () => {
+    // Page 100 is read back for its chunks after the first; page 101, past the queue, cannot be read back at all.
+    const readable = page(100);
     const channel = new VectorOutputChannel(client, store, {
       chunk: (t) => chunkText(t, { chunkSize: 200, overlap: 0, maxChunks: 3 }),
       maxQueued: 1,
-      loadText: async () => undefined,
+      loadText: async (p) => (p.resource.id === readable.resource.id ? readable.text : undefined),
     });
     const done: Array<[string, boolean]> = [];
     channel.setDurableListener((id, ok) => done.push([id, ok]));
     await channel.write(page(100));
     await channel.write(page(101));
     await channel.flush();
+    // Each once; 101 first: its read fails before the chunks after 100's first come round.
     expect(done).toEqual([
-      [page(100).resource.id, true],
       [page(101).resource.id, false],
+      [page(100).resource.id, true],
     ]);
     expect(channel.counts().failed).toBe(1);
   });

@@ -1,5 +1,6 @@
 import type { Greenfinger, Job, RunStatus } from '@greenfinger/core';
 import { type CommandContext, type CommandSpec, defineCommand } from '../command-spec.js';
+import { embeddingProgress } from '../format.js';
 import { EXIT } from '../io.js';
 import { clusterOption, clusterPause, clusterStatus } from './cluster.js';
 import { dataOption, jsonOption } from './options.js';
@@ -61,7 +62,7 @@ export const CONTROL_COMMANDS: CommandSpec[] = [
       clusterOption('the members of this cluster, its leader and its run ({members:[{name, leader, …}], leader, run})'),
       dataOption(),
       jsonOption(
-        'print exactly one JSON document: [{catalogId, catalog, action, version, pid, since, counters, queued}]',
+        'print exactly one JSON document: [{catalogId, catalog, action, version, pid, since, counters, queued, embedding}]',
       ),
       { flags: '--all', description: 'also the jobs of this prompt that ended', promptOnly: true },
     ],
@@ -89,7 +90,8 @@ function formatStatus(runs: RunStatus[]): string {
     .map((r) => {
       const c = r.counters;
       const counts = c
-        ? ` — saved ${c.saved}, dispatched ${c.dispatched}, handled ${c.handled}, queued ${r.queued ?? 0}, ${(r.pagesPerSecond ?? 0).toFixed(1)} pages/s`
+        ? ` — saved ${c.saved}, dispatched ${c.dispatched}, handled ${c.handled}, queued ${r.queued ?? 0}, ${(r.pagesPerSecond ?? 0).toFixed(1)} pages/s` +
+          (r.embedding ? `, ${embeddingProgress(r.embedding)}` : '')
         : '';
       return `${r.catalog ?? r.catalogId} ${r.action ?? 'crawl'} v${r.version ?? '?'} (process ${r.pid}, since ${r.since})${counts}`;
     })
@@ -133,6 +135,7 @@ export function jobLines(j: Job): string[] {
     ...Object.entries(c.rejected).map(([k, v]): [string, number] => [k.replace(/^REJECTED_/, '').toLowerCase(), v]),
   ];
   drops.sort((a, b) => b[1] - a[1]);
+  if (j.embedding && (j.state === 'running' || j.state === 'queued')) lines.push(`  ${embeddingProgress(j.embedding)}`);
   lines.push(`  drops: ${drops.length ? drops.map(([k, v]) => `${k} ${n(v)}`).join(' · ') : 'none'}`);
   if (j.error) lines.push(`  ${j.error.message}`);
   return lines;

@@ -62,11 +62,14 @@ export const VERSIONS_COMMAND = defineCommand<CatalogRefOptions>({
   prompt: 'versions',
   summary: 'List the versions of a catalog: which one search reads, which are complete, what each holds.',
   options: catalogRefOptions(
-    'print exactly one JSON document: [{version, state, published, serving, saved, images, startedAt, endedAt}]',
+    'print exactly one JSON document: [{version, state, published, serving, saved, images, startedAt, endedAt, search}]',
   ),
   details:
     'States: serving (search reads it), published (complete, not served), incomplete (its last run ended\n' +
-    'unpublished), running (being written now), empty (nothing stored yet).',
+    'unpublished), running (being written now), empty (nothing stored yet).\n' +
+    'Search: what search reads of it — words+meaning; words; meaning 312/526 (published for words when its fetch\n' +
+    'ended, its vectors still being written: meaning answers from the 312 pages embedded so far; after a stop or a\n' +
+    'crash, resume writes the rest); meaning (a rebuild: this version answers by meaning until the new one is complete).',
   examples: ['greenfinger versions --name docs', 'greenfinger versions --url https://docs.example.com/ --json'],
   run: async (ctx, _args, opts) => {
     const { io } = ctx;
@@ -76,7 +79,7 @@ export const VERSIONS_COMMAND = defineCommand<CatalogRefOptions>({
     const catalog = await (await gf.catalogs()).get(ref);
     const versions = await gf.versions.list({ id: catalog.id });
     if (opts.json) {
-      const out = versions.map(({ version, state, published, serving, saved, images, startedAt, endedAt }) => ({
+      const out = versions.map(({ version, state, published, serving, saved, images, startedAt, endedAt, search }) => ({
         version,
         state,
         published,
@@ -85,6 +88,7 @@ export const VERSIONS_COMMAND = defineCommand<CatalogRefOptions>({
         images,
         startedAt,
         endedAt,
+        search,
       }));
       io.out(`${JSON.stringify(out)}\n`);
     } else {
@@ -96,11 +100,14 @@ export const VERSIONS_COMMAND = defineCommand<CatalogRefOptions>({
 
 function formatVersions(name: string, id: string, versions: VersionInfo[]): string {
   if (versions.length === 0) return `catalog "${name}" (${id}) has no versions yet — crawl it first\n`;
-  const rows = [['version', 'state', 'saved', 'images', 'action', 'started', 'ended']];
+  const rows = [['version', 'state', 'search', 'saved', 'images', 'action', 'started', 'ended']];
+  const meaningFrom = versions.find((v) => v.search.meaning && !v.search.words)?.version;
+  const wordsAt = versions.find((v) => v.search.words)?.version;
   for (const v of versions) {
     rows.push([
       String(v.version),
       v.state,
+      searchOf(v, meaningFrom, wordsAt),
       String(v.saved),
       String(v.images),
       v.action ?? '-',
@@ -109,4 +116,15 @@ function formatVersions(name: string, id: string, versions: VersionInfo[]): stri
     ]);
   }
   return `catalog "${name}" (${id})\n${table(rows)}`;
+}
+
+/** `words+meaning`, `words; meaning 312/526`, `words; vectors 312/526 (meaning: v3)`, `meaning (until v4 is complete)`. */
+function searchOf(v: VersionInfo, meaningFrom: number | undefined, wordsAt: number | undefined): string {
+  const e = v.search.embedding;
+  const counts = e ? `${e.embedded}/${e.pages}` : '';
+  if (v.search.words && v.search.meaning) return e ? `words; meaning ${counts}` : 'words+meaning';
+  if (v.search.words)
+    return `words; vectors ${counts || 'incomplete'}${meaningFrom !== undefined ? ` (meaning: v${meaningFrom})` : ''}`;
+  if (v.search.meaning) return `meaning${wordsAt !== undefined ? ` (until v${wordsAt} is complete)` : ''}`;
+  return '-';
 }

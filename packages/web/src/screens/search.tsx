@@ -185,6 +185,11 @@ export function Search({ query }: { query: URLSearchParams }) {
         <>
           <p class="muted" role="status">
             {page.total} {page.total === 1 ? 'result' : 'results'} in {page.elapsedMillis} ms
+            {page.embedding
+              ? page.embedding.embedded < page.embedding.pages
+                ? ` · embedding: ${page.embedding.embedded} of ${page.embedding.pages} pages — meaning search answered from those so far`
+                : ` · embedding: every page has a vector, ${page.embedding.complete} of ${page.embedding.pages} with all of theirs`
+              : ''}
           </p>
           {page.results.length === 0 ? (
             <Empty>
