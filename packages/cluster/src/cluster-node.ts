@@ -29,6 +29,7 @@ import { closeRedis, connectRedis } from './redis-connection.js';
 import { decodeRunInfo, type RunInfo } from './run-info.js';
 import { postPart, takePart } from './run-member.js';
 import { currentRun, RUN_TTL_SECONDS, supervise } from './run-supervisor.js';
+import { IndexReplicaChannel, IndexReplicaConsumer } from './search-replica.js';
 import { seenBuckets } from './url-seen.js';
 
 export interface ClusterNodeOptions {
@@ -94,6 +95,8 @@ export class ClusterNode {
   /** Catalog versions whose frontier is cleared when a run opens it (a cluster run starts from the streams). */
   readonly #fresh = new Set<string>();
   readonly #completed = new Set<string>();
+  /** The search channel's receiving half, per run: it runs until the run completes (others may still send). */
+  readonly #replicas = new Map<string, IndexReplicaConsumer>();
   readonly #onCompleted: Array<(m: ControlMessage) => void> = [];
   #leaseTimer: NodeJS.Timeout | undefined;
   #superviseTimer: NodeJS.Timeout | undefined;
@@ -223,6 +226,12 @@ export class ClusterNode {
       adminWriter: () => new ClusterAdminWriter(routing),
       contentDedup: async (ctx: NodeContext) =>
         new ClusterContentDedup(await contentDedupRegistry.get(ctx.settings.contentDedup)(ctx), redis, this.keys),
+      // The search channel: pages this member saves go to the others' embedded indexes (search-replica.ts).
+      outputChannels: (ctx: RunContext) => {
+        const run = this.#runs.get(ctx.catalog.id);
+        if (!run || run.version !== ctx.version || !ctx.catalog.settings.outputs.includes('index')) return [];
+        return [new IndexReplicaChannel(redis, this.keys.run(run.runId).search, this.name, this.#log)];
+      },
       frontier: async (ctx: RunContext) => {
         const frontier = await LevelFrontier.open(ctx.layout.frontierDir(ctx.catalog.id, ctx.version));
         const key = `${ctx.catalog.id}|${ctx.version}`;
@@ -437,6 +446,8 @@ export class ClusterNode {
       case 'COMPLETED':
         if (this.#completed.has(m.runId)) return;
         this.#completed.add(m.runId);
+        await this.#replicas.get(m.runId)?.stop();
+        this.#replicas.delete(m.runId);
         for (const l of this.#onCompleted) {
           try {
             l(m);
@@ -470,6 +481,17 @@ export class ClusterNode {
     this.#runs.set(catalogId, info);
     const part = (async () => {
       try {
+        if (info.catalog.settings.outputs.includes('index')) {
+          const replica = new IndexReplicaConsumer({
+            redisUrl: this.redisUrl,
+            key: this.keys.run(info.runId).search,
+            node: this.name,
+            index: this.gf.index(),
+            log: this.#log,
+          });
+          await replica.start();
+          this.#replicas.set(info.runId, replica);
+        }
         const result = await takePart(
           {
             name: this.name,
@@ -524,6 +546,8 @@ export class ClusterNode {
     this.#leaseTimer = undefined;
     this.#closed = true;
     await this.#stopLeading();
+    for (const r of this.#replicas.values()) await r.stop();
+    this.#replicas.clear();
     await this.membership.leave().catch(() => undefined);
     await this.lease.release().catch(() => undefined);
     await this.#gf?.close();

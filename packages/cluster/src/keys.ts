@@ -79,6 +79,10 @@ export class RunKeys {
   stream(node: string): string {
     return `${this.base}crawl:${node}`;
   }
+  /** The search channel: index documents of the pages saved, batched, read by every member through its own group. */
+  get search(): string {
+    return `${this.base}search`;
+  }
   /** The exact routing counters (`<node>|d`, `<node>|h`, …): changed atomically with the streams. */
   get counters(): string {
     return `${this.base}counters`;
@@ -106,6 +110,10 @@ export class RunKeys {
   /** What was re-homed from members that died (`<node>|moved`, `<node>|claimed`). */
   get rehomed(): string {
     return `${this.base}rehomed`;
+  }
+  /** When the last live member posted its part (completion then waits for the search channel, bounded). */
+  get postedAt(): string {
+    return `${this.base}posted-at`;
   }
   /** Set once the run's version was published (SET NX). */
   get published(): string {

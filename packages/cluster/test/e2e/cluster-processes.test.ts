@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +24,11 @@ interface Member {
   exited: Promise<number | null>;
 }
 
+/** Where the records go: one PostgreSQL for every member, or each member's own SQLite under its data root. */
+type Records = 'shared PostgreSQL' | 'per-node SQLite';
+
 interface World {
+  records: Records;
   corpus: Corpus;
   tmp: TempDir;
   db: TestDatabase;
@@ -49,7 +53,8 @@ afterEach(async () => {
 });
 
 function env(w: World, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { ...process.env, GF_REDIS_URL: testRedisUrl, DATABASE_URL: w.db.url, GF_WORKERS: '1', ...extra };
+  const databaseUrl = w.records === 'shared PostgreSQL' ? w.db.url : '';
+  return { ...process.env, GF_REDIS_URL: testRedisUrl, DATABASE_URL: databaseUrl, GF_WORKERS: '1', ...extra };
 }
 
 function startMember(w: World, name: string): Member {
@@ -72,8 +77,9 @@ function startMember(w: World, name: string): Member {
   return member;
 }
 
-async function setUp(): Promise<World> {
+async function setUp(records: Records = 'shared PostgreSQL'): Promise<World> {
   const w: World = {
+    records,
     corpus: await startCorpus('handbook'),
     tmp: createTempDir('gf-e2e-cluster-'),
     db: await createTestDatabase(),
@@ -185,44 +191,74 @@ async function savedSoFar(client: ClusterClient): Promise<number> {
   return (await client.status()).members.reduce((sum, m) => sum + (m.run?.saved ?? 0), 0);
 }
 
-describe('three member processes crawl the handbook over Redis, one shared PostgreSQL', () => {
-  it('every page fetched exactly once, each member a fair share, the merged report adds up, published once', async () => {
-    const w = await setUp();
-    const { code, report, stderr } = await crawl(w);
-    expect(code, stderr).toBe(0);
-    expect(report).toBeDefined();
-    const r = report as ClusterRunReport;
+describe.each<Records>(['shared PostgreSQL', 'per-node SQLite'])(
+  'three member processes crawl the handbook, %s',
+  (records) => {
+    it('every page fetched exactly once, each member a fair share, the merged report adds up, published once, the same top 10 everywhere', async () => {
+      const w = await setUp(records);
+      const { code, report, stderr } = await crawl(w);
+      expect(code, stderr).toBe(0);
+      expect(report).toBeDefined();
+      const r = report as ClusterRunReport;
 
-    const pages = pageRequests(w);
-    const counts = countsByPath(pages);
-    expect([...counts].filter(([, n]) => n > 1)).toEqual([]);
-    expect(counts.size).toBeGreaterThanOrEqual(3290);
-    const byAgent = new Map<string, number>();
-    for (const l of pages) byAgent.set(l.userAgent, (byAgent.get(l.userAgent) ?? 0) + 1);
-    for (const name of ['n1', 'n2', 'n3']) {
-      const share = (byAgent.get(`greenfinger-e2e/${name}`) ?? 0) / pages.length;
-      expect(share, `${name} fetched ${(share * 100).toFixed(1)}%`).toBeGreaterThanOrEqual(0.2);
-    }
+      const pages = pageRequests(w);
+      const counts = countsByPath(pages);
+      expect([...counts].filter(([, n]) => n > 1)).toEqual([]);
+      expect(counts.size).toBeGreaterThanOrEqual(3290);
+      const byAgent = new Map<string, number>();
+      for (const l of pages) byAgent.set(l.userAgent, (byAgent.get(l.userAgent) ?? 0) + 1);
+      for (const name of ['n1', 'n2', 'n3']) {
+        const share = (byAgent.get(`greenfinger-e2e/${name}`) ?? 0) / pages.length;
+        expect(share, `${name} fetched ${(share * 100).toFixed(1)}%`).toBeGreaterThanOrEqual(0.2);
+      }
 
-    expect(r.nodes).toEqual(['n1', 'n2', 'n3']);
-    expect(r.ending).toMatchObject({ reason: 'frontier-drained', published: true, fullyCrawled: true });
-    expect(r.urls.handled).toBe(r.urls.dispatched);
-    expect(r.routing?.handled).toBe(r.routing?.dispatched);
-    expect(Object.values(r.byNode).reduce((a, n) => a + n.produced.saved, 0)).toBe(r.produced.saved);
-    // saved + duplicates: every page the corpus served was kept or counted as a duplicate of one kept
-    expect(r.produced.saved + r.urls.duplicateContent).toBe(counts.size);
-    await until('COMPLETED heard', () => w.heard.some((m) => m.type === 'COMPLETED'), 30_000);
-    expect(w.heard.filter((m) => m.type === 'PUBLISHED')).toHaveLength(1);
-    expect(w.heard.filter((m) => m.type === 'COMPLETED')).toHaveLength(1);
-    console.log(
-      `three members, shared PostgreSQL: ${counts.size} pages each fetched once in ${(r.elapsedMs / 1000).toFixed(1)} s; ` +
-        ['n1', 'n2', 'n3']
-          .map((n) => `${n} ${(((byAgent.get(`greenfinger-e2e/${n}`) ?? 0) / pages.length) * 100).toFixed(1)}%`)
-          .join(', ') +
-        `; saved ${r.produced.saved} + ${r.urls.duplicateContent} duplicates; dispatched ${r.urls.dispatched} = handled ${r.urls.handled}`,
-    );
-  }, 300_000);
+      expect(r.nodes).toEqual(['n1', 'n2', 'n3']);
+      expect(r.ending).toMatchObject({ reason: 'frontier-drained', published: true, fullyCrawled: true });
+      expect(r.urls.handled).toBe(r.urls.dispatched);
+      expect(r.routing?.handled).toBe(r.routing?.dispatched);
+      expect(Object.values(r.byNode).reduce((a, n) => a + n.produced.saved, 0)).toBe(r.produced.saved);
+      // saved + duplicates: every page the corpus served was kept or counted as a duplicate of one kept
+      expect(r.produced.saved + r.urls.duplicateContent).toBe(counts.size);
+      await until('COMPLETED heard', () => w.heard.some((m) => m.type === 'COMPLETED'), 30_000);
+      expect(w.heard.filter((m) => m.type === 'PUBLISHED')).toHaveLength(1);
+      expect(w.heard.filter((m) => m.type === 'COMPLETED')).toHaveLength(1);
+      // Search on each member's own data root: the same top 10 for five queries (the search channel filled every
+      // member's embedded index with every page).
+      const queries = ['network configuration', 'apache virtual host', 'debian package', 'samba', 'firewall rules'];
+      const tops: Record<string, string[][]> = {};
+      for (const name of ['n1', 'n2', 'n3']) {
+        tops[name] = queries.map((q) => {
+          const out = spawnSync(
+            process.execPath,
+            [bin, 'search', q, '--json', '--size', '10', '--data', join(w.tmp.path, name)],
+            {
+              cwd: root,
+              encoding: 'utf8',
+              env: env(w),
+              timeout: 60_000,
+            },
+          );
+          expect(out.status, out.stderr).toBe(0);
+          return (JSON.parse(out.stdout) as { results: Array<{ url: string }> }).results.map((x) => x.url);
+        });
+      }
+      for (const [i, q] of queries.entries()) {
+        expect(tops.n1?.[i]?.length, q).toBe(10);
+        expect(tops.n2?.[i], q).toEqual(tops.n1?.[i]);
+        expect(tops.n3?.[i], q).toEqual(tops.n1?.[i]);
+      }
+      console.log(
+        `three members, ${records}: ${counts.size} pages each fetched once in ${(r.elapsedMs / 1000).toFixed(1)} s; ` +
+          ['n1', 'n2', 'n3']
+            .map((n) => `${n} ${(((byAgent.get(`greenfinger-e2e/${n}`) ?? 0) / pages.length) * 100).toFixed(1)}%`)
+            .join(', ') +
+          `; saved ${r.produced.saved} + ${r.urls.duplicateContent} duplicates; dispatched ${r.urls.dispatched} = handled ${r.urls.handled}`,
+      );
+    }, 300_000);
+  },
+);
 
+describe('three member processes crawl the handbook, shared PostgreSQL, one of them killed', () => {
   it('kill -9 of a follower after about 1,000 pages: the crawl completes, re-fetching at most what it had in flight', async () => {
     const w = await setUp();
     const client = await ClusterClient.open({ cluster: w.cluster.name, redisUrl: testRedisUrl, log });
