@@ -4,7 +4,7 @@
 //   vectors             python with vectors on vs off
 //   frontier            LevelFrontier / LevelUrlFilter at 100k and 1M urls
 //   search              SearchService over real crawls + generated pages           (--pages N, --queries N, --data DIR, --corpora a,b, --recall-queries N)
-//   embed               time to search: python quick start per embedding variant   (--variants baseline,workers2,chunks2000, --recall-queries N)
+//   embed               time to search: python quick start per embedding variant   (--variants baseline,early, --recall-queries N)
 //   extractor           handbook with --extractor http vs adaptive (the default) vs adaptive detecting every page
 //   all                 every one of the above
 //   render              adaptive extractor vs always-browser, client pages among static ones (--client N, --static N;
