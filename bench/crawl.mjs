@@ -5,6 +5,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { FileRenderMemory } from '../packages/core/src/fetch/file-render-memory.ts';
+import { adviseRender, DEFAULT_RENDER_POLICY } from '../packages/core/src/fetch/render-memory.ts';
+import { renderPattern } from '../packages/core/src/fetch/render-pattern.ts';
+import { createRenderingDetector } from '../packages/core/src/fetch/rendering-detector.ts';
 import { startCorpus } from '../packages/core/test/support/corpus.ts';
 import { measure, waitForQuiet } from './lib/measure.mjs';
 import { fmt, goal, mdTable, median, repoRoot, saveResults } from './lib/report.mjs';
@@ -503,6 +507,13 @@ export async function extractorBench({ runs = 3, corpus = 'handbook', quietWaitS
     const m = records.find((r) => r.crawler === c.label)?.report?.rendered?.memory;
     console.log(`${c.label}: detector asked ${m?.detected ?? 'n/a'}, not asked ${m?.overHttp ?? 'n/a'}`);
   }
+  const inProcess = await decisionCost(corpus);
+  console.log(
+    `in-process, the adaptive extractor's own work per html page of ${corpus} (${inProcess.pages} pages, CPU): ` +
+      `with the render memory ${fmt(inProcess.withMemoryUs, 0)} µs (detector asked ${inProcess.detected} times), ` +
+      `detector on every page ${fmt(inProcess.everyPageUs, 0)} µs; the http crawl's CPU per page: ` +
+      `${fmt((base.cpuS * 1e6) / base.pages, 0)} µs\n`,
+  );
   const rendered = adaptiveRuns.map((r) => r.report?.rendered?.pages ?? Number.NaN);
   const a = summaries[1];
   const goals = [
@@ -519,6 +530,58 @@ export async function extractorBench({ runs = 3, corpus = 'handbook', quietWaitS
   ];
   const saved = savedOnce(records);
   goals.push(goal(`extractor: every page saved exactly once`, saved.pass, saved.detail));
-  saveResults('extractor', { corpus, runs, summaries, records, goals });
+  saveResults('extractor', { corpus, runs, summaries, records, goals, inProcess });
   return { summaries, goals };
+}
+
+/**
+ * What the adaptive extractor adds to a page that needs no browser, measured in this process on the corpus's html
+ * files (read once, beforehand): the url pattern, the render memory's read and count (a real FileRenderMemory in a
+ * temp dir), the policy, and the RenderingDetector when the policy asks for it — with the default policy, and with
+ * the detector on every page. CPU µs per page, best of 3 passes.
+ */
+export async function decisionCost(corpusName) {
+  const root = CORPUS_ROOT[corpusName];
+  const files = execFileSync('find', ['-L', root, '-type', 'f', '-name', '*.html'], { encoding: 'utf8' })
+    .trim()
+    .split('\n');
+  const { readFileSync } = await import('node:fs');
+  const pages = files.map((f) => ({
+    url: new URL(`http://127.0.0.1:8083${f.slice(root.length)}`).href,
+    body: readFileSync(f),
+  }));
+  const detector = createRenderingDetector();
+  const pass = async (policy) => {
+    const dir = mkdtempSync(join(tmpdir(), 'gf-bench-memory-'));
+    const memory = new FileRenderMemory(dir);
+    let detected = 0;
+    const t0 = process.cpuUsage();
+    for (const p of pages) {
+      const u = new URL(p.url);
+      const pattern = renderPattern(u);
+      const advice = adviseRender(await memory.get(u.host, pattern), policy);
+      if (advice === 'detect') {
+        detected++;
+        detector.decide(p.body.toString('latin1'));
+        await memory.record(u.host, pattern, { needed: 'http', checked: true });
+      } else {
+        await memory.record(u.host, pattern, { needed: 'unchecked', checked: false });
+      }
+    }
+    const cpu = process.cpuUsage(t0);
+    await memory.close();
+    rmSync(dir, { recursive: true, force: true });
+    return { us: (cpu.user + cpu.system) / pages.length, detected };
+  };
+  const best = async (policy) => {
+    let r;
+    for (let i = 0; i < 3; i++) {
+      const x = await pass(policy);
+      if (!r || x.us < r.us) r = x;
+    }
+    return r;
+  };
+  const withMemory = await best(DEFAULT_RENDER_POLICY);
+  const everyPage = await best({ ...DEFAULT_RENDER_POLICY, staticAfter: 0 });
+  return { pages: pages.length, withMemoryUs: withMemory.us, detected: withMemory.detected, everyPageUs: everyPage.us };
 }

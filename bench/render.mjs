@@ -99,7 +99,8 @@ async function crawlOnce(origin, extractor) {
   try {
     const args = [CLI, 'crawl', '--url', `${origin}/`, '--data', data, '--json', '--extractor', extractor];
     args.push('--interval', '0', '--threads', '4', '--host-concurrency', '4', '--outputs', 'file+index');
-    args.push('--no-images', '--no-sitemap');
+    // Always-browser at full size takes longer than a catalog's default 30-minute limit.
+    args.push('--no-images', '--no-sitemap', '--duration', '240');
     const r = await measure(process.execPath, args, { timeoutMs: 3_600_000, env: { ...process.env, GF_WORKERS: '1' } });
     let report;
     try {
@@ -116,6 +117,7 @@ async function crawlOnce(origin, extractor) {
       pagesPerS: saved / r.wallS,
       rendered: report.rendered?.pages ?? 0,
       reasons: report.rendered?.reasons ?? {},
+      memory: report.rendered?.memory,
       treeRssPeakMb: r.treeRssPeakMb,
       peakRssMb: r.peakRssMb,
       ending: report.ending?.reason,
@@ -155,14 +157,25 @@ export async function renderBench({ client = 200, statics = 2000, quietWaitS } =
       ]),
     ),
   );
-  const speedup = browser.wallS / adaptive.wallS;
+  for (const r of runs) {
+    console.log(
+      `${r.extractor}: rendered for ${JSON.stringify(r.reasons)}; render memory ${JSON.stringify(r.memory ?? {})}`,
+    );
+  }
+  // Pages per second, so a run a limit ended early still compares (the wall ratio too, when both drained).
+  const speedup = adaptive.pagesPerS / browser.pagesPerS;
+  const drained = runs.every((r) => r.ending === 'frontier-drained');
   const goals = [
     goal(
       'adaptive renders only the client pages',
       adaptive.rendered === client,
       `${adaptive.rendered} rendered of ${client} client pages`,
     ),
-    goal('adaptive at least 5x faster than always-browser', speedup >= 5, `${fmt(speedup)}x`),
+    goal(
+      'adaptive at least 5x faster than always-browser (pages per second)',
+      speedup >= 5,
+      `${fmt(speedup)}x${drained ? ` (wall ${fmt(browser.wallS / adaptive.wallS)}x)` : `; not every run drained: ${runs.map((r) => `${r.extractor} ${r.ending}`).join(', ')}`}`,
+    ),
   ];
   saveResults('render', { client, statics, runs, speedup, goals });
   return { goals };

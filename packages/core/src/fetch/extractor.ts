@@ -32,7 +32,7 @@ export interface Rendering {
   outcome: 'rendered' | 'unrendered';
   /** Time in the browser: navigation, network idle, the wait for text, the scrolls. */
   ms: number;
-  /** Requests of the page refused: other hosts the catalog does not allow, downloads. */
+  /** Requests of the page refused: other hosts the catalog does not allow, downloads, pictures, media and fonts. */
   blocked: number;
 }
 
