@@ -32,15 +32,33 @@ export const EMBED_VARIANTS = {
   },
   chunks2000: {
     what: '2 workers, chunks of 2000 chars, overlap 200, at most 10 (the same text span per page), published at the end',
-    env: { GF_EMBEDDING_WORKERS: '2', GF_CHUNK_SIZE: '2000', GF_CHUNK_OVERLAP: '200', GF_MAX_CHUNKS: '10', GF_SEARCH_EARLY: 'false' },
+    env: {
+      GF_EMBEDDING_WORKERS: '2',
+      GF_CHUNK_SIZE: '2000',
+      GF_CHUNK_OVERLAP: '200',
+      GF_MAX_CHUNKS: '10',
+      GF_SEARCH_EARLY: 'false',
+    },
   },
   chunks2000x6: {
     what: '2 workers, chunks of 2000 chars, overlap 200, at most 6 (the first ~11,000 chars of a page), published at the end',
-    env: { GF_EMBEDDING_WORKERS: '2', GF_CHUNK_SIZE: '2000', GF_CHUNK_OVERLAP: '200', GF_MAX_CHUNKS: '6', GF_SEARCH_EARLY: 'false' },
+    env: {
+      GF_EMBEDDING_WORKERS: '2',
+      GF_CHUNK_SIZE: '2000',
+      GF_CHUNK_OVERLAP: '200',
+      GF_MAX_CHUNKS: '6',
+      GF_SEARCH_EARLY: 'false',
+    },
   },
   chunks4000: {
     what: '2 workers, chunks of 4000 chars, overlap 200, at most 5 (the same text span per page), published at the end',
-    env: { GF_EMBEDDING_WORKERS: '2', GF_CHUNK_SIZE: '4000', GF_CHUNK_OVERLAP: '200', GF_MAX_CHUNKS: '5', GF_SEARCH_EARLY: 'false' },
+    env: {
+      GF_EMBEDDING_WORKERS: '2',
+      GF_CHUNK_SIZE: '4000',
+      GF_CHUNK_OVERLAP: '200',
+      GF_MAX_CHUNKS: '5',
+      GF_SEARCH_EARLY: 'false',
+    },
   },
   early: {
     what: '2 workers, same chunks; words published when the fetch ends, the first chunk of every page first, meaning from the vectors written so far (GF_SEARCH_EARLY, the default)',
@@ -206,11 +224,7 @@ async function exactTop10(dir, queries) {
   }
 }
 
-export async function embedBench({
-  variants = ['baseline', 'early'],
-  recallQueries = 40,
-  quietWaitS,
-}) {
+export async function embedBench({ variants = ['baseline', 'early'], recallQueries = 40, quietWaitS }) {
   const unknown = variants.filter((v) => !EMBED_VARIANTS[v]);
   if (unknown.length) throw new Error(`unknown embed variant: ${unknown.join(', ')} (${Object.keys(EMBED_VARIANTS)})`);
   if (variants[0] !== 'baseline') variants = ['baseline', ...variants];
