@@ -26,6 +26,7 @@ import { LeaderGateway, type LeaderHandler } from './leader-gateway.js';
 import { LeaderLease } from './leader-lease.js';
 import { Membership } from './membership.js';
 import { closeRedis, connectRedis } from './redis-connection.js';
+import { RedisRenderMemory } from './redis-render-memory.js';
 import { decodeRunInfo, type RunInfo } from './run-info.js';
 import { postPart, takePart } from './run-member.js';
 import { currentRun, RUN_TTL_SECONDS, supervise } from './run-supervisor.js';
@@ -224,6 +225,8 @@ export class ClusterNode {
     };
     return {
       adminWriter: () => new ClusterAdminWriter(routing),
+      // What the adaptive extractor learns per host and pattern, shared by the members (issue 17).
+      renderMemory: () => new RedisRenderMemory(redis, this.keys, { log: this.#log }),
       contentDedup: async (ctx: NodeContext) =>
         new ClusterContentDedup(await contentDedupRegistry.get(ctx.settings.contentDedup)(ctx), redis, this.keys),
       // The search channel: pages this member saves go to the others' embedded indexes (search-replica.ts).

@@ -13,6 +13,7 @@ export { LeaderLease, type LeaseHolder } from './leader-lease.js';
 export { LuaScript } from './lua-script.js';
 export { type MemberInfo, Membership, type MembershipChange } from './membership.js';
 export { closeRedis, connectRedis, maskRedisUrl } from './redis-connection.js';
+export * from './redis-render-memory.js';
 export { type RehomeResult, rehome } from './rehome.js';
 export { CHECK, DISPATCH, JOIN, MOVE, type RunState, runState, SETTLE_TOKEN } from './routing-scripts.js';
 export { decodeRunInfo, type RunInfo } from './run-info.js';

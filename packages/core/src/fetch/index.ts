@@ -11,9 +11,22 @@ export {
 export { type ContentKind, contentKind, isMarkupType, isPageType, looksBinary } from './content-type.js';
 export type * from './extractor.js';
 export { FileExtractor, type FileExtractorOptions, fileEtag, MAX_FOLDER_ENTRIES } from './file-extractor.js';
+export { FileRenderMemory, type FileRenderMemoryOptions } from './file-render-memory.js';
 export { FILE_TYPES, FOLDER_TYPE, fileContentType, UNKNOWN_FILE_TYPE } from './file-types.js';
 export { HttpExtractor, type HttpExtractorOptions } from './http-extractor.js';
 export { HostPoliteness, type HostPolitenessOptions, type Release } from './politeness.js';
+export {
+  adviseRender,
+  DEFAULT_RENDER_POLICY,
+  isPatternRecord,
+  noRenderMemory,
+  observe as observeRender,
+  type PatternRecord,
+  type RenderMemory,
+  type RenderObservation,
+  type RenderPolicy,
+} from './render-memory.js';
+export { renderPattern } from './render-pattern.js';
 export {
   createRenderingDetector,
   RENDER_REASONS,
