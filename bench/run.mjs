@@ -6,11 +6,14 @@
 //   search              SearchService over real crawls + generated pages           (--pages N, --queries N, --data DIR, --corpora a,b, --recall-queries N)
 //   embed               time to search: python quick start per embedding variant   (--variants baseline,early, --recall-queries N)
 //   extractor           handbook with --extractor http vs adaptive (the default) vs adaptive detecting every page
+//   cluster             one cluster member vs three, side by side, handbook behind --latency 50 (GF_REDIS_URL;
+//                       --latency MS, --threads N (16), --host-concurrency N (2); not in `all`: it starts node processes)
 //   all                 every one of the above
 //   render              adaptive extractor vs always-browser, client pages among static ones (--client N, --static N;
 //                       not in `all`: always-browser renders every page, about 1 page/s on 2 cores)
 // Every crawl first waits (at most --quiet-wait S, default 60) for the rest of the machine to go quiet.
 // Results: a markdown table per bench on stdout, JSON in bench/results/<name>-<stamp>.json.
+import { clusterBench } from './cluster.mjs';
 import { compareBench, extractorBench, latencyBench, vectorsBench } from './crawl.mjs';
 import { embedBench } from './embed.mjs';
 import { frontierBench } from './frontier-bench.mjs';
@@ -37,7 +40,7 @@ function parseArgs(argv) {
 
 const { names, opts } = parseArgs(process.argv.slice(2));
 const wanted = names.includes('all') ? NAMES : names;
-const KNOWN = [...NAMES, 'render'];
+const KNOWN = [...NAMES, 'render', 'cluster'];
 const unknown = wanted.filter((n) => !KNOWN.includes(n));
 if (wanted.length === 0 || unknown.length > 0) {
   console.error(
@@ -76,6 +79,14 @@ for (const name of wanted) {
     result = await embedBench({
       variants: opts.variants ? opts.variants.split(',') : undefined,
       recallQueries: num('recall-queries', 40),
+      quietWaitS,
+    });
+  } else if (name === 'cluster') {
+    result = await clusterBench({
+      runs,
+      latencyMs: num('latency', 50),
+      threads: num('threads', 16),
+      hostConcurrency: num('host-concurrency', 2),
       quietWaitS,
     });
   } else if (name === 'render') {

@@ -18,7 +18,7 @@ export { type RehomeResult, rehome } from './rehome.js';
 export { CHECK, DISPATCH, JOIN, MOVE, type RunState, runState, SETTLE_TOKEN } from './routing-scripts.js';
 export { decodeRunInfo, type RunInfo } from './run-info.js';
 export { type MemberContext, postPart, takePart } from './run-member.js';
-export { RunRing } from './run-ring.js';
+export { RING_POINTS, RunRing } from './run-ring.js';
 export { currentRun, expireRun, FINISHED_RUN_TTL_SECONDS, RUN_TTL_SECONDS, supervise } from './run-supervisor.js';
 export { byNode, SharedCounters } from './shared-counters.js';
 export { seenBuckets, seenMember } from './url-seen.js';

@@ -4,6 +4,7 @@ import { CrawlStreams, type StreamEntry } from './crawl-stream.js';
 import { HashRing } from './hash-ring.js';
 import type { RunKeys } from './keys.js';
 import { MOVE, SETTLE_TOKEN } from './routing-scripts.js';
+import { RING_POINTS } from './run-ring.js';
 import { decodeTask } from './wire.js';
 
 /** What one re-homing pass did. */
@@ -44,7 +45,7 @@ export async function rehome(options: {
   const live = options.live.filter((n) => n !== dead);
   const result: RehomeResult = { moved: 0, claimed: 0, tokenSettled: false };
   if (live.length === 0) return result;
-  const ring = new HashRing(live);
+  const ring = new HashRing(live, RING_POINTS);
   const streams = new CrawlStreams(redis);
   const key = run.stream(dead);
   // A stream recreated by a late XADD has no group: give it one, so its entries can be read.

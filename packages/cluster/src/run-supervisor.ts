@@ -93,7 +93,7 @@ export async function supervise(ctx: SupervisorContext): Promise<void> {
       ctx.log.info({ saved, maxPages: info.catalog.settings.maxPages }, 'the page limit is reached over the cluster');
       await ctx.control.publish({ type: 'STOP', runId: info.runId, from: ctx.name, reason: 'max-pages' });
     }
-    await ctx.redis.expire(run.members, RUN_TTL_SECONDS);
+    await keepAlive(ctx, info.runId);
     return;
   }
   const posted = await ctx.redis.hgetall(run.reports);
@@ -110,6 +110,17 @@ export async function supervise(ctx: SupervisorContext): Promise<void> {
       posted[m] = JSON.stringify({ error: 'left the cluster without a report (its heartbeat expired)' });
   }
   await complete(ctx, info, ending, posted);
+}
+
+/** When each run's keys were last given their expiry (a scan of the run's keys, so at most once a minute). */
+const refreshed = new Map<string, number>();
+
+/** A run in progress keeps its keys (and `run:current`) for RUN_TTL_SECONDS after the last look at it. */
+async function keepAlive(ctx: SupervisorContext, runId: string): Promise<void> {
+  if (Date.now() - (refreshed.get(runId) ?? 0) < 60_000) return;
+  refreshed.set(runId, Date.now());
+  await ctx.redis.expire(ctx.keys.currentRun, RUN_TTL_SECONDS);
+  await expireRun(ctx.redis, ctx.keys.run(runId).base, RUN_TTL_SECONDS);
 }
 
 /** Merge, write, broadcast COMPLETED, clear the run: once (SET NX on the run's `completed` key). */

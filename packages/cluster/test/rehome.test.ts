@@ -4,6 +4,7 @@ import { CrawlStreams } from '../src/crawl-stream.js';
 import { HashRing } from '../src/hash-ring.js';
 import { rehome } from '../src/rehome.js';
 import { CHECK, DISPATCH, JOIN, runState } from '../src/routing-scripts.js';
+import { RING_POINTS } from '../src/run-ring.js';
 import { seenMember } from '../src/url-seen.js';
 import { decodeTask, encodeTask } from '../src/wire.js';
 import { type TestCluster, testCluster } from './support/redis.js';
@@ -23,7 +24,7 @@ describe('rehome (real Redis)', () => {
     const names = ['a', 'b', 'c'];
     for (const n of names) await JOIN.run(redis, [run.members, run.counters, run.ending, run.stream(n)], [n]);
     // "a" dispatches 60 urls to their owners over a, b and c, and settles its start token.
-    const ring = new HashRing(names);
+    const ring = new HashRing(names, RING_POINTS);
     const urls = Array.from({ length: 60 }, (_, i) => `http://h/p${i}`);
     const keys = [run.counters];
     const args: Array<string | number> = ['a', urls.length, 0, 1];
@@ -57,7 +58,7 @@ describe('rehome (real Redis)', () => {
     expect(await s.pending(run.stream('c'))).toBe(0);
 
     // Each moved url now sits with the owner the ring of a and b gives it.
-    const after = new HashRing(['a', 'b']);
+    const after = new HashRing(['a', 'b'], RING_POINTS);
     for (const n of ['a', 'b']) {
       for (const e of await s.read(run.stream(n), n, 1000)) {
         const url = decodeTask(e.message)?.url ?? '';

@@ -213,6 +213,7 @@ describe.each<Records>(['shared PostgreSQL', 'per-node SQLite'])(
       }
 
       expect(r.nodes).toEqual(['n1', 'n2', 'n3']);
+      expect(r.missing, JSON.stringify(r.missing)).toBeUndefined();
       expect(r.ending).toMatchObject({ reason: 'frontier-drained', published: true, fullyCrawled: true });
       expect(r.urls.handled).toBe(r.urls.dispatched);
       expect(r.routing?.handled).toBe(r.routing?.dispatched);
@@ -274,6 +275,7 @@ describe('three member processes crawl the handbook, shared PostgreSQL, one of t
       const r = report as ClusterRunReport;
       expect(r.ending).toMatchObject({ reason: 'frontier-drained', published: true });
       expect(r.missing?.[victim.name]).toMatch(/without a report/);
+      expect(Object.keys(r.missing ?? {}), JSON.stringify(r.missing)).toEqual([victim.name]);
       expect(r.routing?.handled).toBe(r.routing?.dispatched);
 
       const counts = countsByPath(pageRequests(w));
@@ -331,6 +333,7 @@ describe('three member processes crawl the handbook, shared PostgreSQL, one of t
       expect(r.missing?.[leader], `${said}; killed ${leader} at ${new Date(killedAt).toISOString()}`).toMatch(
         /without a report/,
       );
+      expect(Object.keys(r.missing ?? {}), said).toEqual([leader]);
       const counts = countsByPath(pageRequests(w));
       expect(counts.size).toBeGreaterThanOrEqual(3290);
       await until('COMPLETED heard', () => w.heard.some((m) => m.type === 'COMPLETED'), 30_000);
