@@ -10,10 +10,13 @@ import type { Redis } from 'ioredis';
 import { CrawlStreams, type StreamEntry } from './crawl-stream.js';
 import { HashRing } from './hash-ring.js';
 import type { RunKeys } from './keys.js';
-import { CHECK, DISPATCH, type RunState, runState } from './routing-scripts.js';
+import { CHECK, DISPATCH, MOVE, type RunState, runState } from './routing-scripts.js';
 import type { RunRing } from './run-ring.js';
 import { seenMember } from './url-seen.js';
-import { decodeTask, encodeTask } from './wire.js';
+import { decodeTask, encodeTask, parseObject } from './wire.js';
+
+/** An entry is forwarded to its new owner at most this often (two members' rings can disagree for a moment). */
+const MAX_HOPS = 2;
 
 /** What a member's coordinator of one run works with. */
 export interface ClusterCoordinatorOptions {
@@ -71,6 +74,8 @@ export class ClusterCrawlCoordinator implements CrawlCoordinator {
   received = 0;
   /** Entries that arrived for a url already queued here during the run, settled without a fetch. */
   duplicates = 0;
+  /** Entries forwarded to the member the ring gives them now. */
+  forwarded = 0;
 
   constructor(frontier: CrawlFrontier, options: ClusterCoordinatorOptions) {
     this.#frontier = frontier;
@@ -201,17 +206,27 @@ export class ClusterCrawlCoordinator implements CrawlCoordinator {
     }
   }
 
-  /** Put entries into the local frontier; a url already held or queued during the run is settled at once. */
+  /**
+   * Put entries into the local frontier; a url already held or queued during the run is settled at once. An entry
+   * the ring now gives to another member (one that joined after it was sent, or sent by a member whose ring was a
+   * moment behind) is forwarded there instead — moved in one script, at most twice — so a member that joins takes its
+   * share of the urls already queued, not only of the new ones.
+   */
   async #accept(entries: StreamEntry[]): Promise<void> {
     if (entries.length === 0) return;
     this.received += entries.length;
     const settle: string[] = [];
     const tasks: Array<{ id: string; entry: FrontierEntry }> = [];
+    const forward: Array<{ id: string; to: string; message: string }> = [];
     for (const e of entries) {
       const entry = decodeTask(e.message);
+      const owner = entry ? this.#o.ring.owner(HashRing.crawlKey(this.#o.catalogId, this.#o.version, entry.url)) : '';
+      const hops = Number(parseObject(e.message)?.h ?? 0);
       if (!entry) {
         this.#log.warn({ id: e.id, message: e.message.slice(0, 200) }, 'crawl task not understood; dropped');
         settle.push(e.id);
+      } else if (owner !== this.#o.node && hops < MAX_HOPS) {
+        forward.push({ id: e.id, to: owner, message: encodeTask(entry, hops + 1) });
       } else if (this.#held.has(entry.url)) {
         settle.push(e.id);
       } else {
@@ -227,6 +242,16 @@ export class ClusterCrawlCoordinator implements CrawlCoordinator {
     });
     this.duplicates += settle.length;
     if (settle.length > 0) await this.#settle(settle);
+    if (forward.length > 0) {
+      const moved = Number(
+        await MOVE.run(
+          this.#o.redis,
+          [this.#own, ...forward.map((f) => this.#o.run.stream(f.to))],
+          forward.flatMap((f) => [f.id, f.message]),
+        ),
+      );
+      this.forwarded += moved;
+    }
   }
 
   /** Acknowledge entries that need no fetch: counted handled, so the run's totals still meet. */

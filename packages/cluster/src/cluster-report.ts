@@ -7,6 +7,8 @@ export interface MemberPart {
   /** Crawl-stream entries it read, and of them the ones settled as already queued here. */
   received?: number;
   duplicates?: number;
+  /** Entries it forwarded to the member the ring gives them now (after a member joined). */
+  forwarded?: number;
 }
 
 /**

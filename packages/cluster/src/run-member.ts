@@ -80,7 +80,12 @@ export async function takePart(
         return coordinator;
       },
     });
-    return { report, received: coordinator?.received ?? 0, duplicates: coordinator?.duplicates ?? 0 };
+    return {
+      report,
+      received: coordinator?.received ?? 0,
+      duplicates: coordinator?.duplicates ?? 0,
+      forwarded: coordinator?.forwarded ?? 0,
+    };
   } catch (err) {
     log.error({ err }, 'this member’s part of the run failed');
     return { error: err instanceof Error ? err.message : String(err) };

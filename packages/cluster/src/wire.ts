@@ -34,9 +34,10 @@ function originOf(url: string): string | undefined {
 
 /**
  * A crawl task: one url for its owner's frontier. `u` url, `d` depth, `r` referrer — its path alone when it has the
- * url's origin (about 20 bytes less per url in flight), `p` priority, `x`/`c` redirects.
+ * url's origin (about 20 bytes less per url in flight), `p` priority, `x`/`c` redirects, `h` how often it was
+ * forwarded to a new owner.
  */
-export function encodeTask(entry: FrontierEntry): string {
+export function encodeTask(entry: FrontierEntry, hops = 0): string {
   const o: Record<string, unknown> = { u: entry.url, d: entry.depth };
   if (entry.referrer !== undefined) {
     const origin = originOf(entry.url);
@@ -45,6 +46,7 @@ export function encodeTask(entry: FrontierEntry): string {
   if (entry.priority) o.p = entry.priority;
   if (entry.redirects) o.x = entry.redirects;
   if (entry.redirectChain && entry.redirectChain.length > 0) o.c = entry.redirectChain;
+  if (hops > 0) o.h = hops;
   return JSON.stringify(o);
 }
 

@@ -77,7 +77,7 @@ function startMember(w: World, name: string): Member {
   return member;
 }
 
-async function setUp(records: Records = 'shared PostgreSQL'): Promise<World> {
+async function setUp(records: Records = 'shared PostgreSQL', names = ['n1', 'n2', 'n3']): Promise<World> {
   const w: World = {
     records,
     corpus: await startCorpus('handbook'),
@@ -91,14 +91,14 @@ async function setUp(records: Records = 'shared PostgreSQL'): Promise<World> {
   await new ControlChannel(w.cluster.redis, w.cluster.keys, log).subscribe(await w.cluster.connect('listener'), (m) => {
     w.heard.push(m);
   });
-  for (const name of ['n1', 'n2', 'n3']) startMember(w, name);
+  for (const name of names) startMember(w, name);
   const client = await ClusterClient.open({ cluster: w.cluster.name, redisUrl: testRedisUrl, log });
   try {
     await until(
-      'three members, one leading',
+      `${names.length} members, one leading`,
       async () => {
         const s = await client.status();
-        return s.members.length === 3 && s.leader !== null;
+        return s.members.length === names.length && s.leader !== null;
       },
       60_000,
     );
@@ -342,6 +342,85 @@ describe('three member processes crawl the handbook, shared PostgreSQL, one of t
       console.log(
         `kill -9 of leader ${leader}: ${next} led after ${takeover} ms; ${counts.size} distinct pages, ` +
           `${[...counts].filter(([, n]) => n > 1).length} fetched twice, re-homed ${JSON.stringify(r.rehomed)}`,
+      );
+    } finally {
+      await client.close();
+    }
+  }, 300_000);
+});
+
+describe('three member processes crawl the handbook, shared PostgreSQL, the membership or the run changing', () => {
+  it('a member joining mid-crawl takes its share of the urls still queued and of the new ones; every page still fetched once', async () => {
+    const w = await setUp('shared PostgreSQL', ['n1', 'n2']);
+    const client = await ClusterClient.open({ cluster: w.cluster.name, redisUrl: testRedisUrl, log });
+    try {
+      const running = crawl(w);
+      await until('about 500 pages saved', async () => (await savedSoFar(client)) >= 500, 120_000);
+      const joinedAt = await savedSoFar(client);
+      startMember(w, 'n3');
+      const { code, report, stderr } = await ended(w, running);
+      expect(code, stderr).toBe(0);
+      const r = report as ClusterRunReport;
+      expect(r.nodes).toEqual(['n1', 'n2', 'n3']);
+      expect(r.missing, JSON.stringify(r.missing)).toBeUndefined();
+      expect(r.ending).toMatchObject({ reason: 'frontier-drained', published: true });
+      const pages = pageRequests(w);
+      const counts = countsByPath(pages);
+      expect([...counts].filter(([, n]) => n > 1)).toEqual([]);
+      expect(counts.size).toBeGreaterThanOrEqual(3290);
+      const late = pages.filter((l) => l.userAgent === 'greenfinger-e2e/n3').length;
+      const n3 = r.byNode.n3;
+      expect(
+        n3?.produced.saved ?? 0,
+        JSON.stringify({
+          produced: n3?.produced,
+          urls: n3?.urls,
+          ending: n3?.ending,
+          startedAt: n3?.startedAt,
+          endedAt: n3?.endedAt,
+          n1: r.byNode.n1?.endedAt,
+        }),
+      ).toBeGreaterThan(0);
+      expect(late).toBeGreaterThan(0.1 * pages.length);
+      console.log(
+        `n3 joined at ${joinedAt} pages saved: it fetched ${late} of ${pages.length} pages ` +
+          `(${((late / pages.length) * 100).toFixed(1)}%), every page once`,
+      );
+    } finally {
+      await client.close();
+    }
+  }, 300_000);
+
+  it('pause --cluster stops every member at once: nothing more is fetched, nothing is published', async () => {
+    const w = await setUp();
+    const client = await ClusterClient.open({ cluster: w.cluster.name, redisUrl: testRedisUrl, log });
+    try {
+      const running = crawl(w);
+      await until('about 500 pages saved', async () => (await savedSoFar(client)) >= 500, 120_000);
+      const pause = spawnSync(process.execPath, [bin, 'pause', '--cluster', w.cluster.name, '--json'], {
+        cwd: root,
+        encoding: 'utf8',
+        env: env(w),
+        timeout: 60_000,
+      });
+      const pausedAt = Date.now();
+      expect(pause.status, pause.stderr).toBe(0);
+      expect(JSON.parse(pause.stdout)).toMatchObject({ paused: true });
+      const { report, stderr } = await ended(w, running);
+      const r = report as ClusterRunReport;
+      expect(r, stderr).toBeDefined();
+      expect(r.ending).toMatchObject({ reason: 'interrupted', published: false });
+      for (const n of ['n1', 'n2', 'n3']) expect(r.byNode[n]?.ending.reason).toBe('interrupted');
+      // Requests answered more than 2 s after the stop: none (pages in flight finish, nothing new starts).
+      const after = w.corpus.accessLog().filter((l) => l.msec > pausedAt + 2000);
+      expect(after.length).toBe(0);
+      const pages = countsByPath(pageRequests(w));
+      expect([...pages].filter(([, n]) => n > 1)).toEqual([]);
+      await until('COMPLETED heard', () => w.heard.some((m) => m.type === 'COMPLETED'), 30_000);
+      expect(w.heard.filter((m) => m.type === 'PUBLISHED')).toHaveLength(0);
+      expect(w.heard.filter((m) => m.type === 'STOP')).toHaveLength(1);
+      console.log(
+        `pause --cluster at ${r.produced.saved} pages saved: the run ended in ${(r.endedAt > r.startedAt ? (new Date(r.endedAt).getTime() - pausedAt) / 1000 : 0).toFixed(1)} s, ${pages.size} pages fetched, none twice, none after the stop`,
       );
     } finally {
       await client.close();
