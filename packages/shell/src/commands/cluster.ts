@@ -1,8 +1,11 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { ClusterClient, ClusterNode, type ClusterRunReport, type ClusterStatus, checkName } from '@greenfinger/cluster';
 import {
   type CatalogSettings,
+  CrawlerError,
   type CrawlProgress,
   type CrawlVerb,
   createLogger,
@@ -27,6 +30,16 @@ export function clusterOption(
     description: what,
     cliOnly: true,
     parse: (v: string) => checkName('--cluster', v),
+  };
+}
+
+/** `--nodes N` on a crawl verb with `--cluster`: local members started for this run when none is running. */
+export function nodesOption(): OptionSpec {
+  return {
+    flags: '--nodes <n>',
+    description: 'with --cluster: start N local members for this run when none is running (data roots DATA/node-1…)',
+    parse: intArg('--nodes', 1),
+    cliOnly: true,
   };
 }
 
@@ -133,6 +146,8 @@ function untilSignal(node: ClusterNode, io: Io): Promise<number> {
 /** The options of a crawl verb that a cluster run takes (the catalog and its stored settings). */
 export interface ClusterCrawlOptions {
   cluster?: string;
+  nodes?: number;
+  data?: string;
   url?: string;
   startUrl?: string;
   name?: string;
@@ -157,8 +172,10 @@ export async function runClusterCrawl(
   process.on('SIGTERM', onSignal);
   let client: ClusterClient | undefined;
   let progressShown = false;
+  let started: LocalMembers | undefined;
   try {
     client = await ClusterClient.open({ cluster: opts.cluster ?? '', redisUrl: redisUrl(), log: silentLogger() });
+    if (opts.nodes) started = await startLocalMembers(client, opts.cluster ?? '', opts.nodes, opts.data, io, opts.json);
     const report: ClusterRunReport = await client.crawl(
       { action, url: opts.url, startUrl: opts.startUrl, name: opts.name, id: opts.id, settings },
       {
@@ -189,8 +206,81 @@ export async function runClusterCrawl(
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    await started?.stop();
     await client?.close();
   }
+}
+
+/** Members this command started, to be stopped when the run is over. */
+interface LocalMembers {
+  stop(): Promise<void>;
+}
+
+/**
+ * `crawl --cluster NAME --nodes N`: when no member of the cluster is running, start N here (`greenfinger node` child
+ * processes, data roots DATA/node-1 … DATA/node-N, names HOST-1 …) and wait until they are listed; they leave
+ * gracefully once the run is over. With members running already, nothing is started.
+ */
+async function startLocalMembers(
+  client: ClusterClient,
+  cluster: string,
+  n: number,
+  data: string | undefined,
+  io: Io,
+  quiet = false,
+): Promise<LocalMembers | undefined> {
+  if ((await client.status()).members.length > 0) {
+    if (!quiet) io.err(`greenfinger: cluster "${cluster}" has members running; --nodes starts none\n`);
+    return undefined;
+  }
+  const root = data ?? envDataStore();
+  const host = hostname().split('.')[0] || 'node';
+  const children: ChildProcess[] = [];
+  for (let i = 1; i <= n; i++) {
+    const args = [
+      process.argv[1] ?? '',
+      'node',
+      '--cluster',
+      cluster,
+      '--data',
+      join(root, `node-${i}`),
+      '--node-name',
+      `${host}-${i}`,
+    ];
+    children.push(spawn(process.execPath, args, { stdio: 'ignore', env: process.env }));
+  }
+  const stop = async () => {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+    await Promise.all(
+      children.map(
+        (c) =>
+          new Promise<void>((resolve) => {
+            if (c.exitCode !== null) return resolve();
+            const t = setTimeout(() => {
+              c.kill('SIGKILL');
+              resolve();
+            }, 60_000);
+            c.once('exit', () => {
+              clearTimeout(t);
+              resolve();
+            });
+          }),
+      ),
+    );
+  };
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if ((await client.status()).members.length >= n) {
+      if (!quiet) io.err(`started ${n} local member${n === 1 ? '' : 's'} of cluster "${cluster}" under ${root}\n`);
+      return { stop };
+    }
+    if (children.some((c) => c.exitCode !== null)) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await stop();
+  throw new CrawlerError('CLUSTER', `the ${n} local members of cluster "${cluster}" did not all start`, {
+    fix: `start one by hand to see why: greenfinger node --cluster ${cluster} --data ${join(root, 'node-1')} --verbose`,
+  });
 }
 
 function formatNodes(r: ClusterRunReport): string {

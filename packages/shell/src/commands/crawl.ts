@@ -11,7 +11,7 @@ import {
 import { type CommandContext, type CommandSpec, defineCommand, type OptionSpec } from '../command-spec.js';
 import { explainNothingSaved, formatProgress, formatSummary } from '../format.js';
 import { EXIT, type Io, reportError } from '../io.js';
-import { clusterOption, runClusterCrawl } from './cluster.js';
+import { clusterOption, nodesOption, runClusterCrawl } from './cluster.js';
 import {
   dataOption,
   jsonOption,
@@ -96,6 +96,7 @@ function crawlOptions(verb: CrawlVerb): OptionSpec[] {
     ...(verb === 'update' ? [{ flags: '--refresh', description: 'also revisit the pages held (= merge)' }] : []),
     ...SETTINGS_OPTIONS,
     clusterOption('send the verb to the leader of this cluster and wait, with the same progress and summary'),
+    nodesOption(),
     dataOption('data root holding system/ and user/ (default ./data or GF_DATA_STORE)'),
     jsonOption('print exactly one JSON document: the run report'),
     {
