@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, getBlob, qs } from '../api';
 import { Highlight } from '../highlight';
 import type { Catalog, ResourceView, SearchHit, SearchPage } from '../types';
@@ -98,8 +98,19 @@ export function Search({ query }: { query: URLSearchParams }) {
     [pictures],
   );
 
-  const run = (next: { mode?: Mode; catalog?: string }) =>
-    go('search', { q: text, mode: next.mode ?? mode, catalog: next.catalog ?? catalog });
+  // A choice made before the address caught up with the last one (a mode, then at once a catalog) keeps both.
+  const chosenNow = useRef<{ mode: Mode; catalog: string }>({ mode, catalog });
+  useEffect(() => {
+    chosenNow.current = { mode, catalog };
+  }, [mode, catalog]);
+  const run = (next: { mode?: Mode; catalog?: string }) => {
+    const wanted = {
+      mode: next.mode ?? chosenNow.current.mode,
+      catalog: next.catalog ?? chosenNow.current.catalog,
+    };
+    chosenNow.current = wanted;
+    go('search', { q: text, ...wanted });
+  };
 
   const published = catalogs.filter((c) => c.searchVersion >= 0);
   const chosen = catalogs.find((c) => c.name === catalog || c.id === catalog);
