@@ -6,6 +6,7 @@ import {
   CrawlerError,
   type CrawlVerb,
   contentDedupRegistry,
+  createRecordDatabase,
   Greenfinger,
   type GreenfingerComponents,
   LevelFrontier,
@@ -13,6 +14,7 @@ import {
   type Logger,
   loadSettings,
   type NodeContext,
+  type RecordDatabase,
   type RunContext,
   reportStamp,
   type Settings,
@@ -25,12 +27,14 @@ import { ClusterKeys, checkName } from './keys.js';
 import { LeaderGateway, type LeaderHandler } from './leader-gateway.js';
 import { LeaderLease } from './leader-lease.js';
 import { Membership } from './membership.js';
+import { type FrameConsumer, FrameSender } from './multicast-frames.js';
+import { recordReplicaConsumer, replicatedRecords } from './record-replica.js';
 import { closeRedis, connectRedis } from './redis-connection.js';
 import { RedisRenderMemory } from './redis-render-memory.js';
 import { decodeRunInfo, type RunInfo } from './run-info.js';
 import { postPart, takePart } from './run-member.js';
 import { currentRun, RUN_TTL_SECONDS, supervise } from './run-supervisor.js';
-import { IndexReplicaChannel, IndexReplicaConsumer } from './search-replica.js';
+import { IndexReplicaChannel, indexReplicaConsumer } from './search-replica.js';
 import { seenBuckets } from './url-seen.js';
 
 export interface ClusterNodeOptions {
@@ -97,7 +101,11 @@ export class ClusterNode {
   readonly #fresh = new Set<string>();
   readonly #completed = new Set<string>();
   /** The search channel's receiving half, per run: it runs until the run completes (others may still send). */
-  readonly #replicas = new Map<string, IndexReplicaConsumer>();
+  readonly #replicas = new Map<string, FrameConsumer[]>();
+  /** The record channel's sending half, per catalog of a run in progress (per-node databases only). */
+  readonly #recordSenders = new Map<string, FrameSender>();
+  /** The member's own record database, under the replicating wrapper (what arrives is written here, not sent on). */
+  #ownRecords: RecordDatabase | undefined;
   readonly #onCompleted: Array<(m: ControlMessage) => void> = [];
   #leaseTimer: NodeJS.Timeout | undefined;
   #superviseTimer: NodeJS.Timeout | undefined;
@@ -229,6 +237,15 @@ export class ClusterNode {
       renderMemory: () => new RedisRenderMemory(redis, this.keys, { log: this.#log }),
       contentDedup: async (ctx: NodeContext) =>
         new ClusterContentDedup(await contentDedupRegistry.get(ctx.settings.contentDedup)(ctx), redis, this.keys),
+      // The record channel: with a database of its own, the rows of a run go to the others' (record-replica.ts).
+      recordDatabase: async (ctx: NodeContext) => {
+        const db = await createRecordDatabase({
+          databaseUrl: ctx.settings.databaseUrl,
+          sqliteFile: ctx.layout.sqliteFile,
+        });
+        this.#ownRecords = db;
+        return replicatedRecords(db, (catalogId) => this.#recordSenders.get(catalogId));
+      },
       // The search channel: pages this member saves go to the others' embedded indexes (search-replica.ts).
       outputChannels: (ctx: RunContext) => {
         const run = this.#runs.get(ctx.catalog.id);
@@ -449,7 +466,7 @@ export class ClusterNode {
       case 'COMPLETED':
         if (this.#completed.has(m.runId)) return;
         this.#completed.add(m.runId);
-        await this.#replicas.get(m.runId)?.stop();
+        for (const c of this.#replicas.get(m.runId) ?? []) await c.stop();
         this.#replicas.delete(m.runId);
         for (const l of this.#onCompleted) {
           try {
@@ -484,17 +501,7 @@ export class ClusterNode {
     this.#runs.set(catalogId, info);
     const part = (async () => {
       try {
-        if (info.catalog.settings.outputs.includes('index')) {
-          const replica = new IndexReplicaConsumer({
-            redisUrl: this.redisUrl,
-            key: this.keys.run(info.runId).search,
-            node: this.name,
-            index: this.gf.index(),
-            log: this.#log,
-          });
-          await replica.start();
-          this.#replicas.set(info.runId, replica);
-        }
+        await this.#startReplicas(info);
         const result = await takePart(
           {
             name: this.name,
@@ -508,6 +515,8 @@ export class ClusterNode {
           info,
           { beforeCrawl: () => this.#fresh.add(`${catalogId}|${info.version}`) },
         );
+        // Everything this member wrote is on the record channel before it says its part is over.
+        await this.#recordSenders.get(catalogId)?.flush();
         if (result) await postPart(this.#redis, this.keys, info.runId, this.name, result);
       } catch (err) {
         this.#log.error({ err, runId: info.runId }, 'could not take part in the run');
@@ -516,9 +525,41 @@ export class ClusterNode {
         }).catch(() => undefined);
       } finally {
         this.#runs.delete(catalogId);
+        this.#recordSenders.delete(catalogId);
       }
     })();
     this.#parts.set(info.runId, part);
+  }
+
+  /**
+   * The receiving halves of the replicated channels for a run, started before the member crawls (so its groups exist
+   * from the start), stopped at COMPLETED: the index (when the catalog writes one) and, with a database of its own,
+   * the records — whose sending half starts here too.
+   */
+  async #startReplicas(info: RunInfo): Promise<void> {
+    const run = this.keys.run(info.runId);
+    const consumers: FrameConsumer[] = [];
+    if (info.catalog.settings.outputs.includes('index')) {
+      consumers.push(
+        indexReplicaConsumer({
+          redisUrl: this.redisUrl,
+          key: run.search,
+          node: this.name,
+          index: this.gf.index(),
+          log: this.#log,
+        }),
+      );
+    }
+    const db = await this.gf.database();
+    const own = this.#ownRecords;
+    if (db.kind === 'sqlite' && own) {
+      this.#recordSenders.set(info.catalog.id, new FrameSender(this.#redis, run.record, this.name, this.#log));
+      consumers.push(
+        recordReplicaConsumer({ redisUrl: this.redisUrl, key: run.record, node: this.name, db: own, log: this.#log }),
+      );
+    }
+    for (const c of consumers) await c.start();
+    this.#replicas.set(info.runId, consumers);
   }
 
   /** Wait until this member's part of a run has ended (and been posted). */
@@ -549,7 +590,7 @@ export class ClusterNode {
     this.#leaseTimer = undefined;
     this.#closed = true;
     await this.#stopLeading();
-    for (const r of this.#replicas.values()) await r.stop();
+    for (const list of this.#replicas.values()) for (const c of list) await c.stop();
     this.#replicas.clear();
     await this.membership.leave().catch(() => undefined);
     await this.lease.release().catch(() => undefined);

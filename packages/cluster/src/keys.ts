@@ -83,6 +83,10 @@ export class RunKeys {
   get search(): string {
     return `${this.base}search`;
   }
+  /** The record channel: rows of a per-node record database, batched, read by every member through its own group. */
+  get record(): string {
+    return `${this.base}record`;
+  }
   /** The exact routing counters (`<node>|d`, `<node>|h`, …): changed atomically with the streams. */
   get counters(): string {
     return `${this.base}counters`;

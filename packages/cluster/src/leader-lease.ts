@@ -3,7 +3,12 @@ import type { Redis } from 'ioredis';
 import type { ClusterKeys } from './keys.js';
 import { LuaScript } from './lua-script.js';
 
-/** Take the lease when it is free: a new token from the epoch counter. Returns the token, or 0 when held. */
+/**
+ * Take the lease when it is free — or when its holder's heartbeat is gone (a member killed is known dead after the
+ * heartbeat's 3 s, before its 5 s lease runs out) — with a new token from the epoch counter. Renews it when it is ours.
+ * KEYS: lease, epoch. ARGV: name, ttl, instance, member key prefix (`gf:<cluster>:member:`).
+ * Returns the token, or 0 when a live member holds it.
+ */
 const ACQUIRE = new LuaScript(`
 local v = redis.call('GET', KEYS[1])
 if v then
@@ -12,7 +17,19 @@ if v then
     redis.call('PEXPIRE', KEYS[1], ARGV[2])
     return tonumber(string.sub(v, string.len(mine) + 1)) or 0
   end
-  return 0
+  if ARGV[4] ~= '' then
+    local a = string.find(v, '|', 1, true)
+    local b = a and string.find(v, '|', a + 1, true)
+    if a and b then
+      local beat = redis.call('GET', ARGV[4] .. string.sub(v, 1, a - 1))
+      local instance = string.sub(v, a + 1, b - 1)
+      if beat and string.find(beat, '"instance":"' .. instance .. '"', 1, true) then return 0 end
+    else
+      return 0
+    end
+  else
+    return 0
+  end
 end
 local token = redis.call('INCR', KEYS[2])
 redis.call('SET', KEYS[1], ARGV[1] .. '|' .. ARGV[3] .. '|' .. token, 'PX', ARGV[2])
@@ -67,12 +84,17 @@ export interface LeaderLeaseOptions {
   instance: string;
   /** The lease lives this long unless renewed. @default 5000 */
   ttlMs?: number;
+  /**
+   * Take the lease at once from a holder whose membership heartbeat is gone (the members' heartbeats expire sooner
+   * than the lease). @default true
+   */
+  takeOverDead?: boolean;
   log: Logger;
 }
 
 /**
  * The leader lease: one key (`gf:<cluster>:leader` = `name|instance|token`) set with NX and an expiry that the
- * holder renews. Each acquisition takes a new fencing token from an increasing counter, and writes that only the
+ * holder renews; a member whose heartbeat has expired loses it at once to the next member that asks. Each acquisition takes a new fencing token from an increasing counter, and writes that only the
  * leader may do compare it (`fencedSet`, `fencedPublish`), so a stale leader's writes are refused.
  */
 export class LeaderLease {
@@ -82,6 +104,7 @@ export class LeaderLease {
   readonly #instance: string;
   readonly #ttlMs: number;
   readonly #log: Logger;
+  readonly #takeOverDead: boolean;
   #token = 0;
 
   constructor(redis: Redis, keys: ClusterKeys, options: LeaderLeaseOptions) {
@@ -90,6 +113,7 @@ export class LeaderLease {
     this.#name = options.name;
     this.#instance = options.instance;
     this.#ttlMs = options.ttlMs ?? 5000;
+    this.#takeOverDead = options.takeOverDead ?? true;
     this.#log = options.log.child({ component: 'leader-lease', node: options.name });
   }
 
@@ -104,8 +128,13 @@ export class LeaderLease {
 
   /** Take the lease if it is free (or renew it when it is already ours); returns the token, 0 when another holds it. */
   async tryAcquire(): Promise<number> {
+    const prefix = this.#takeOverDead ? this.#keys.member('') : '';
     const token = Number(
-      await ACQUIRE.run(this.#redis, [this.#keys.leader, this.#keys.epoch], [this.#name, this.#ttlMs, this.#instance]),
+      await ACQUIRE.run(
+        this.#redis,
+        [this.#keys.leader, this.#keys.epoch],
+        [this.#name, this.#ttlMs, this.#instance, prefix],
+      ),
     );
     if (token > 0 && token !== this.#token) this.#log.info({ token }, 'leader lease taken');
     this.#token = token;

@@ -6,16 +6,16 @@ import { CrawlStreams } from './crawl-stream.js';
 import type { ClusterKeys } from './keys.js';
 import { LuaScript } from './lua-script.js';
 import type { Membership } from './membership.js';
+import { framesCaughtUp, trimFrames } from './multicast-frames.js';
 import { rehome } from './rehome.js';
 import { CHECK, runState } from './routing-scripts.js';
 import { decodeRunInfo, type RunInfo } from './run-info.js';
-import { searchCaughtUp, trimSearch } from './search-replica.js';
 import { byNode } from './shared-counters.js';
 import { parseObject } from './wire.js';
 
 /** How long a run's keys stay after it completed (the CLI reads the merged report from there). */
 export const FINISHED_RUN_TTL_SECONDS = 3600;
-/** How long completion waits, once every part is posted, for every member to apply the search channel. */
+/** How long completion waits, once every part is posted, for every member to apply the search and record channels. */
 export const SEARCH_WAIT_MS = 120_000;
 /** A run's keys expire this long after the last time a leader looked at it, so a cluster that dies leaves nothing. */
 export const RUN_TTL_SECONDS = 24 * 3600;
@@ -83,7 +83,7 @@ export async function supervise(ctx: SupervisorContext): Promise<void> {
       await ctx.redis.hincrby(run.rehomed, `${dead}|claimed`, r.claimed);
     }
   }
-  await trimSearch(ctx.redis, run.search).catch(() => undefined);
+  for (const key of [run.search, run.record]) await trimFrames(ctx.redis, key).catch(() => undefined);
   if (!ending) {
     const saved = [...byNode(await ctx.redis.hgetall(run.progress)).values()].reduce((sum, row) => {
       const p = parseObject(row.p ?? '');
@@ -98,13 +98,16 @@ export async function supervise(ctx: SupervisorContext): Promise<void> {
   }
   const posted = await ctx.redis.hgetall(run.reports);
   if (liveMembers.some((m) => posted[m] === undefined)) return;
-  // Every member has applied the others' index documents (the search channel) — or two minutes passed since the last
-  // part was posted, and the run completes anyway, saying so.
+  // Every member has applied the others' frames (the search and record channels) — or two minutes passed since the
+  // last part was posted, and the run completes anyway, saying so.
   await ctx.redis.set(run.postedAt, String(Date.now()), 'NX');
-  const caughtUp = await searchCaughtUp(ctx.redis, run.search, liveMembers);
+  const caughtUp =
+    (await framesCaughtUp(ctx.redis, run.search, liveMembers)) &&
+    (await framesCaughtUp(ctx.redis, run.record, liveMembers));
   const since = Date.now() - Number((await ctx.redis.get(run.postedAt)) ?? Date.now());
   if (!caughtUp && since < SEARCH_WAIT_MS) return;
-  if (!caughtUp) ctx.log.warn({ waitedMs: since }, 'not every member applied the search channel; completing anyway');
+  if (!caughtUp)
+    ctx.log.warn({ waitedMs: since }, 'not every member applied the search and record channels; completing anyway');
   for (const m of members) {
     if (posted[m] === undefined)
       posted[m] = JSON.stringify({ error: 'left the cluster without a report (its heartbeat expired)' });

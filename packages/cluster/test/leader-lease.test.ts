@@ -1,7 +1,8 @@
 import { silentLogger } from '@greenfinger/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LeaderLease } from '../src/leader-lease.js';
-import { type TestCluster, testCluster } from './support/redis.js';
+import { Membership } from '../src/membership.js';
+import { type TestCluster, testCluster, until } from './support/redis.js';
 
 const log = silentLogger();
 let cluster: TestCluster | undefined;
@@ -14,8 +15,9 @@ describe('LeaderLease (real Redis)', () => {
   it('one holder at a time; a new holder gets a larger token; a stale holder is refused', async () => {
     cluster = await testCluster();
     const { keys, redis } = cluster;
-    const a = new LeaderLease(redis, keys, { name: 'a', instance: 'ia', ttlMs: 300, log });
-    const b = new LeaderLease(redis, keys, { name: 'b', instance: 'ib', ttlMs: 300, log });
+    // Leases alone here (no heartbeats): only expiry hands one over.
+    const a = new LeaderLease(redis, keys, { name: 'a', instance: 'ia', ttlMs: 300, takeOverDead: false, log });
+    const b = new LeaderLease(redis, keys, { name: 'b', instance: 'ib', ttlMs: 300, takeOverDead: false, log });
     const t1 = await a.tryAcquire();
     expect(t1).toBeGreaterThan(0);
     expect(await b.tryAcquire()).toBe(0);
@@ -53,5 +55,26 @@ describe('LeaderLease (real Redis)', () => {
     expect(await b.holder()).toBeUndefined();
     const t3 = await a.tryAcquire();
     expect(t3).toBeGreaterThan(t2);
+  });
+
+  it('a holder whose heartbeat is gone loses the lease at once, long before it expires', async () => {
+    cluster = await testCluster();
+    const { keys, redis } = cluster;
+    const ma = new Membership(await cluster.connect(), keys, { name: 'a', ttlMs: 300, log });
+    const mb = new Membership(await cluster.connect(), keys, { name: 'b', ttlMs: 300, log });
+    await ma.join();
+    await mb.join();
+    const a = new LeaderLease(redis, keys, { name: 'a', instance: ma.info.instance, ttlMs: 60_000, log });
+    const b = new LeaderLease(redis, keys, { name: 'b', instance: mb.info.instance, ttlMs: 60_000, log });
+    const t1 = await a.tryAcquire();
+    expect(t1).toBeGreaterThan(0);
+    expect(await b.tryAcquire()).toBe(0); // a is alive: its lease holds
+    ma.halt(); // a freezes: its heartbeat expires in 300 ms, its lease would last a minute
+    await until('a’s heartbeat expired', async () => (await redis.exists(keys.member('a'))) === 0, 3000);
+    const t2 = await b.tryAcquire();
+    expect(t2).toBeGreaterThan(t1);
+    expect(await a.renew()).toBe(false);
+    expect(await a.fencedSet(t1, `${keys.prefix}x`, 'stale')).toBe(false);
+    await mb.leave();
   });
 });
