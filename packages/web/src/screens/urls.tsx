@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, qs } from '../api';
 import type { Catalog, UrlList } from '../types';
 import { Empty, ErrorLine, go, href, Loading, num, ScreenTitle, TableBox, useLoad, when } from '../ui';
@@ -25,8 +25,21 @@ export function Urls({ query }: { query: URLSearchParams }) {
       ? get<UrlList>(`/v2/urls${qs({ catalog, status, outcome, q, limit: LIMIT, offset })}`, s)
       : Promise.resolve(null),
   );
-  const apply = (next: Record<string, string | number | undefined>) =>
-    go('urls', { catalog, status, outcome, q, ...next, offset: next.offset ?? undefined });
+  // A filter chosen before the address caught up with the last one (a catalog, then at once a state) keeps both.
+  const chosenNow = useRef({ catalog, status, outcome, q });
+  useEffect(() => {
+    chosenNow.current = { catalog, status, outcome, q };
+  }, [catalog, status, outcome, q]);
+  const apply = (next: Record<string, string | number | undefined>) => {
+    const wanted = { ...chosenNow.current, ...next };
+    chosenNow.current = {
+      catalog: String(wanted.catalog ?? ''),
+      status: String(wanted.status ?? ''),
+      outcome: String(wanted.outcome ?? ''),
+      q: String(wanted.q ?? ''),
+    };
+    go('urls', { ...wanted, offset: next.offset ?? undefined });
+  };
 
   return (
     <section>
