@@ -117,7 +117,7 @@ export class FrameConsumer {
           this.#node,
           this.#node,
           'COUNT',
-          10,
+          50,
           'BLOCK',
           500,
           'STREAMS',
@@ -125,6 +125,9 @@ export class FrameConsumer {
           '>',
         );
         const entries = streamEntries(reply);
+        // The frames of one read, merged by kind (one transaction per kind instead of one per frame), applied in the
+        // order the kinds first came (a sender's rows come before the links to them).
+        const byKind = new Map<string, unknown[]>();
         for (const [, fields] of entries) {
           const f = fieldsOf(fields);
           if (f.from === this.#node) continue;
@@ -133,7 +136,12 @@ export class FrameConsumer {
             this.#log.warn({ kind: f.k }, 'a frame was not understood; skipped');
             continue;
           }
-          await this.#apply(f.k ?? '', items);
+          const list = byKind.get(f.k ?? '') ?? [];
+          for (const item of items) list.push(item);
+          byKind.set(f.k ?? '', list);
+        }
+        for (const [kind, items] of byKind) {
+          await this.#apply(kind, items);
           this.applied += items.length;
         }
         if (entries.length > 0) await conn.xack(this.#key, this.#node, ...entries.map(([id]) => id));
