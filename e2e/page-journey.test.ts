@@ -238,6 +238,8 @@ describe('the page, in a browser', () => {
 
   it('opens why for an off-site url refused before any request, and the stored text of a saved one', async () => {
     await page.getByRole('link', { name: 'Urls', exact: true }).first().click();
+    // The search screen has a Catalog field too: choose only once the urls screen is the one shown.
+    await page.getByRole('heading', { name: 'Urls', level: 1 }).waitFor(WAIT);
     await page.getByLabel('Catalog').selectOption('python');
     await page.getByLabel('State').selectOption('rejected');
     const offsite = page.locator('table.urls a', { hasNotText: new URL(corpus.url).host }).first();
