@@ -30,6 +30,7 @@ import { Membership } from './membership.js';
 import { type FrameConsumer, FrameSender } from './multicast-frames.js';
 import { recordReplicaConsumer, replicatedRecords } from './record-replica.js';
 import { closeRedis, connectRedis } from './redis-connection.js';
+import { RedisPictureRegistry } from './redis-picture-registry.js';
 import { RedisRenderMemory } from './redis-render-memory.js';
 import { decodeRunInfo, type RunInfo } from './run-info.js';
 import { postPart, takePart } from './run-member.js';
@@ -251,6 +252,12 @@ export class ClusterNode {
         const run = this.#runs.get(ctx.catalog.id);
         if (!run || run.version !== ctx.version || !ctx.catalog.settings.outputs.includes('index')) return [];
         return [new IndexReplicaChannel(redis, this.keys.run(run.runId).search, this.name, this.#log)];
+      },
+      // Pictures fetched once across the run: one member fetches, the others link its row (redis-picture-registry.ts).
+      pictureRegistry: (ctx: RunContext) => {
+        const run = this.#runs.get(ctx.catalog.id);
+        if (!run || run.version !== ctx.version) return undefined;
+        return new RedisPictureRegistry(redis, this.keys.run(run.runId).pictures, this.name, this.#log);
       },
       frontier: async (ctx: RunContext) => {
         const frontier = await LevelFrontier.open(ctx.layout.frontierDir(ctx.catalog.id, ctx.version));

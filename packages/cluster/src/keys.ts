@@ -87,6 +87,10 @@ export class RunKeys {
   get record(): string {
     return `${this.base}record`;
   }
+  /** Who fetches each picture url of the run and what it became (RedisPictureRegistry): a field per url. */
+  get pictures(): string {
+    return `${this.base}pictures`;
+  }
   /** The exact routing counters (`<node>|d`, `<node>|h`, …): changed atomically with the streams. */
   get counters(): string {
     return `${this.base}counters`;

@@ -8,6 +8,7 @@ import type { CrawlCoordinator } from '../engine/crawl-coordinator.js';
 import type { Politeness } from '../engine/crawl-engine.js';
 import type { DocumentConsumer } from '../engine/flow/consumers.js';
 import type { CrawlEventFilter, CrawlListener } from '../engine/flow/crawl-events.js';
+import type { PictureRegistry } from '../engine/picture-registry.js';
 import type { Extractor } from '../fetch/extractor.js';
 import type { RenderMemory } from '../fetch/render-memory.js';
 import type { CrawlFrontier } from '../frontier/frontier.js';
@@ -85,6 +86,11 @@ export interface GreenfingerComponents {
    * replacement that also has `pace(host, signal)` (see `Pacer`) spaces a rendered page's own requests too.
    */
   politeness?: (ctx: RunContext) => Politeness;
+  /**
+   * Who fetches each picture url of one run when other processes crawl the same run (a cluster: one member fetches a
+   * picture, the others link the row it became). Default: none — a run fetches each picture url once by itself.
+   */
+  pictureRegistry?: (ctx: RunContext) => PictureRegistry | undefined;
   /**
    * RenderMemory: what the adaptive extractor learned per host and url pattern, across runs (shared through Redis in
    * a cluster). Default: one JSON file per host under system/render-memory. Closed with the node.

@@ -251,6 +251,7 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
     pageFetcher: fetchers.page,
     imageFetcher: fetchers.image,
     politeness,
+    pictures: f.components.pictureRegistry?.(ctx),
     extract: assembleExtract(f, catalog, pool),
     normalize: files ? (raw, base) => normalizeUrl(raw, base, { file: true }) : (raw, base) => normalizeUrl(raw, base),
     outputs,

@@ -16,7 +16,7 @@ const MAX_CACHED_URLS = 200_000;
 
 type ImageDeps = Pick<
   CrawlEngineDeps,
-  'catalog' | 'version' | 'settings' | 'records' | 'inflight' | 'imageFetcher' | 'politeness' | 'normalize'
+  'catalog' | 'version' | 'settings' | 'records' | 'inflight' | 'imageFetcher' | 'politeness' | 'normalize' | 'pictures'
 >;
 
 /** Counts nothing: pictures fetched outside a run's counters. */
@@ -69,7 +69,7 @@ export class PageImages {
         let fresh: PageImage | undefined;
         if (known === undefined) {
           // Pages handled at the same time share one fetch of a picture they both show.
-          const fetching = this.#fetch(url, ref.alt, ref.surroundingText, tally);
+          const fetching = this.#obtain(url, ref.alt, ref.surroundingText, tally);
           known = fetching.then((img) => img?.row);
           if (this.#byUrl.size < MAX_CACHED_URLS) this.#byUrl.set(url, known);
           fresh = await fetching;
@@ -96,6 +96,30 @@ export class PageImages {
       this.#stored.delete(img.row.id);
       this.#byUrl.delete(img.row.url);
     }
+  }
+
+  /**
+   * One picture: fetched here, or — when another process crawling the run claimed it first (`pictures`, a cluster) —
+   * the row it became, linked without a request. A registry that cannot answer leaves the fetch to this run.
+   */
+  async #obtain(
+    url: string,
+    alt: string,
+    surroundingText: string,
+    tally: PictureTally,
+  ): Promise<PageImage | undefined> {
+    const registry = this.#d.pictures;
+    if (!registry) return this.#fetch(url, alt, surroundingText, tally);
+    const claim = await registry.claim(url).catch((err: unknown) => {
+      this.#log.warn({ url, err: errorMessage(err) }, 'picture registry not answering; fetching the picture here');
+      return { fetch: true } as const;
+    });
+    if (!claim.fetch) return claim.row && { row: claim.row, alt, surroundingText };
+    const img = await this.#fetch(url, alt, surroundingText, tally);
+    await registry.settle(url, img?.row).catch((err: unknown) => {
+      this.#log.warn({ url, err: errorMessage(err) }, 'picture registry not told; others fetch this picture again');
+    });
+    return img;
   }
 
   /** One picture; its answer goes to the write-ahead log like a page's. Undefined: not kept (and tallied). */
