@@ -13,13 +13,15 @@ import { ConfigError, CrawlerError, errorMessage } from '../errors.js';
 import type { Extractor } from '../fetch/extractor.js';
 import { isMarkupType } from '../fetch/http-extractor.js';
 import { sha256Hex } from '../ids.js';
+import type { SearchIndex } from '../index/search-index.js';
 import { keys } from '../layout.js';
 import type { Catalog, ImageRow, OutputLayer, ResourceRow } from '../model.js';
 import { IndexOutputChannel } from '../outputs/index-output-channel.js';
-import type { CrawledPage } from '../outputs/output-channel.js';
+import type { CrawledPage, OutputChannel } from '../outputs/output-channel.js';
 import type { VectorOutputChannel } from '../outputs/vector-output-channel.js';
 import type { CatalogRef, CatalogService } from './catalog-service.js';
 import { optimizeVersion } from './optimize-version.js';
+import type { RunHandle } from './run-registry.js';
 import { assertNotRunning } from './version-service.js';
 
 export type ReplayLayer = OutputLayer;
@@ -31,12 +33,60 @@ export interface ReplayProgress {
   total: number;
 }
 
+/**
+ * A page whose files are both missing from this data root: `refetch` — they are lost: the file layer fetches the page
+ * again, index and vector count it failed; `absent` — another data root may hold them (a cluster member's): the page is
+ * listed in the slice's `absent`, neither fetched nor counted.
+ */
+export type ReplayMissing = 'refetch' | 'absent';
+
 export interface ReplayOptions {
   /** @default the served version, else the one being written */
   version?: number | undefined;
   /** Rebuilt in the order file → index → vector, whatever order they are given in. */
   layers: ReplayLayer[];
   onProgress?: ((progress: ReplayProgress) => void) | undefined;
+  /**
+   * Only these pages of the version (resource ids; ids not in it are ignored) and the pictures they show: one slice of
+   * a replay shared out (`ReplayService.resourceIds` lists every id in the order slices are cut from).
+   * @default every page of the version
+   */
+  resourceIds?: readonly string[] | undefined;
+  /** @default 'refetch' */
+  missing?: ReplayMissing | undefined;
+}
+
+/** What a replay session is opened with: the version and the layers of all its slices. */
+export interface ReplaySessionOptions {
+  /** @default the served version, else the one being written */
+  version?: number | undefined;
+  layers: ReplayLayer[];
+  onProgress?: ((progress: ReplayProgress) => void) | undefined;
+  /**
+   * More output channels every page the index layer rebuilds is written to (a cluster member sends its rebuilt index
+   * documents to the others'). Flushed after each batch, closed when the session ends. @default none
+   */
+  indexChannels?: OutputChannel[] | undefined;
+}
+
+/** One slice of a session: which pages, and what a page whose files are not here means. */
+export interface ReplaySlice {
+  /** @default every page of the version */
+  resourceIds?: readonly string[] | undefined;
+  /** @default 'refetch' */
+  missing?: ReplayMissing | undefined;
+}
+
+/** What one slice did (its counts are added to the session's report). */
+export interface ReplaySliceReport {
+  /** Pages of the slice found in the version. */
+  pages: number;
+  layers: ReplayReport['layers'];
+  /** HTTP requests made (only the file layer fetches). */
+  requests: number;
+  /** Pages whose files are not in this data root (`missing: 'absent'`), by resource id, sorted. */
+  absent: string[];
+  elapsedMs: number;
 }
 
 /** Pages or pictures of the file layer: checked = intact + written + changed + unreachable. */
@@ -88,9 +138,24 @@ export class ReplayService {
     this.#catalogs = catalogs;
   }
 
+  /** The whole replay (or one slice of it, `resourceIds`): a session of one slice that republishes at its end. */
   async replay(ref: CatalogRef, options: ReplayOptions): Promise<ReplayReport> {
+    const session = await this.open(ref, options);
+    try {
+      await session.run({ resourceIds: options.resourceIds, missing: options.missing });
+      return await session.finish();
+    } finally {
+      await session.close();
+    }
+  }
+
+  /**
+   * Take the catalog's run lock on this data root and open the layers' writers, for slices to run through
+   * (`ReplaySession.run`) until `finish`: the lock is held from here to `close`, not per slice.
+   * @throws CrawlerError NOT_FOUND without that version, CONFLICT while a crawl, replay or delete holds the catalog
+   */
+  async open(ref: CatalogRef, options: ReplaySessionOptions): Promise<ReplaySession> {
     const gf = this.#gf;
-    const started = new Date();
     const layers = normalizeLayers(options.layers);
     const catalog = await (await this.#catalogs()).get(ref);
     const version = options.version ?? (catalog.searchVersion >= 0 ? catalog.searchVersion : catalog.indexVersion);
@@ -105,42 +170,116 @@ export class ReplayService {
     }
     await assertNotRunning(gf, catalog);
     const handle = await gf.runs.acquire(catalog.id, 'replay');
-    const report: ReplayReport = {
-      catalogId: catalog.id,
-      catalog: catalog.name,
-      version,
+    return new ReplaySession(gf, { catalog, version, layers, handle, options });
+  }
+
+  /** Every page id of a version, in the stable order (by id) slices are cut from. */
+  async resourceIds(catalogId: string, version: number): Promise<string[]> {
+    return (await this.#gf.database()).resources.listResourceIds(catalogId, version);
+  }
+}
+
+/**
+ * One replay of one version on this data root: slices run one after another under the catalog's run lock, their
+ * counts add up in `report`; `finish` prepares the version for serving once (champion lists, vector index), rewrites
+ * the catalog's entry in catalogs.json when asked, and writes the report. Close it in every case.
+ */
+export class ReplaySession {
+  readonly catalog: Catalog;
+  readonly version: number;
+  readonly layers: readonly ReplayLayer[];
+  /** The counts of every slice so far. */
+  readonly report: ReplayReport;
+  readonly #gf: ComponentFactory;
+  readonly #handle: RunHandle;
+  readonly #options: ReplaySessionOptions;
+  readonly #started = new Date();
+  #queue: Promise<unknown> = Promise.resolve();
+  #writer: SearchIndex | undefined;
+  #index: IndexOutputChannel | undefined;
+  #vector: VectorOutputChannel | undefined;
+  #channels: OutputChannel[] | undefined;
+  #closed = false;
+
+  constructor(
+    gf: ComponentFactory,
+    init: {
+      catalog: Catalog;
+      version: number;
+      layers: ReplayLayer[];
+      handle: RunHandle;
+      options: ReplaySessionOptions;
+    },
+  ) {
+    this.#gf = gf;
+    this.catalog = init.catalog;
+    this.version = init.version;
+    this.layers = init.layers;
+    this.#handle = init.handle;
+    this.#options = init.options;
+    this.report = {
+      catalogId: init.catalog.id,
+      catalog: init.catalog.name,
+      version: init.version,
       layers: {},
       requests: 0,
       republished: false,
-      startedAt: started.toISOString(),
-      endedAt: started.toISOString(),
+      startedAt: this.#started.toISOString(),
+      endedAt: this.#started.toISOString(),
       elapsedMs: 0,
     };
-    try {
-      if (layers.includes('file')) report.layers.file = await this.#files(catalog, version, report, options);
-      const rebuild = layers.filter((l): l is 'index' | 'vector' => l !== 'file');
-      if (rebuild.length > 0) Object.assign(report.layers, await this.#rebuild(catalog, version, rebuild, options));
-      report.republished = await gf.writer.restorePublished(catalog.id, version);
-      const ended = new Date();
-      report.endedAt = ended.toISOString();
-      report.elapsedMs = ended.getTime() - started.getTime();
-      report.path = keys.report(catalog.id, version, reportStamp(ended), 'replay', gf.settings.node);
-      await gf.blobs.put(report.path, `${JSON.stringify(report, null, 2)}\n`);
-      gf.log.info({ catalogId: catalog.id, version, layers, requests: report.requests }, 'replay done');
-      return report;
-    } finally {
-      await handle.release();
+  }
+
+  /** Replay one slice (after the slices before it); its counts are added to `report`. */
+  run(slice: ReplaySlice = {}): Promise<ReplaySliceReport> {
+    const next = this.#queue.then(() => this.#run(slice));
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  async #run(slice: ReplaySlice): Promise<ReplaySliceReport> {
+    if (this.#closed) {
+      throw new CrawlerError('CONFLICT', `the replay of "${this.catalog.name}" is over`, {
+        fix: 'open another replay session',
+      });
+    }
+    const started = Date.now();
+    const out: ReplaySliceReport = { pages: 0, layers: {}, requests: 0, absent: [], elapsedMs: 0 };
+    const absent = new Set<string>();
+    const work = { ids: slice.resourceIds, missing: slice.missing ?? 'refetch', absent, out };
+    if (this.layers.includes('file')) out.layers.file = await this.#files(work);
+    const rebuild = this.layers.filter((l): l is 'index' | 'vector' => l !== 'file');
+    if (rebuild.length > 0) Object.assign(out.layers, await this.#rebuild(work, rebuild));
+    out.absent = [...absent].sort();
+    out.elapsedMs = Date.now() - started;
+    addReplayLayers(this.report.layers, out.layers);
+    this.report.requests += out.requests;
+    return out;
+  }
+
+  /** The slice's resource rows in batches: those ids, or the whole version in id order. */
+  async *#rows(ids: readonly string[] | undefined, batch: number): AsyncIterable<ResourceRow[]> {
+    const db = await this.#gf.database();
+    if (!ids) {
+      yield* db.resources.iterateResources(this.catalog.id, this.version, batch);
+      return;
+    }
+    for (let i = 0; i < ids.length; i += batch) {
+      const rows = await db.resources.resourcesByIds(this.catalog.id, this.version, ids.slice(i, i + batch));
+      if (rows.length > 0) yield rows;
     }
   }
 
+  async #total(ids: readonly string[] | undefined): Promise<number> {
+    if (ids) return ids.length;
+    return (await (await this.#gf.database()).resources.count(this.catalog.id, this.version)).resources;
+  }
+
   /** Refetch pages and pictures whose files are missing; the rest is left untouched. */
-  async #files(
-    catalog: Catalog,
-    version: number,
-    report: ReplayReport,
-    options: ReplayOptions,
-  ): Promise<NonNullable<ReplayReport['layers']['file']>> {
+  async #files(work: SliceWork): Promise<NonNullable<ReplayReport['layers']['file']>> {
     const gf = this.#gf;
+    const { catalog, version } = this;
+    const { ids, out } = work;
     const db = await gf.database();
     const s = catalog.settings;
     const pages = emptyCounts();
@@ -149,24 +288,48 @@ export class ReplayService {
     const fail = (url: string, reason: string) => {
       if (failures.length < MAX_FAILURES_LISTED) failures.push({ url, reason });
     };
-    const total = (await db.resources.count(catalog.id, version)).resources;
+    const total = await this.#total(ids);
+    const progress = this.#options.onProgress;
 
     const missing: Array<{ row: ResourceRow; html: boolean; text: boolean }> = [];
-    for await (const rows of db.resources.iterateResources(catalog.id, version, 500)) {
+    const held: string[] = [];
+    let seen = 0;
+    for await (const rows of this.#rows(ids, 500)) {
       for (const row of rows) {
-        pages.checked++;
+        seen++;
         const [html, text] = await Promise.all([gf.blobs.exists(row.htmlPath), gf.blobs.exists(row.textPath)]);
+        if (!html && !text && work.missing === 'absent') {
+          work.absent.add(row.id);
+          continue;
+        }
+        pages.checked++;
+        held.push(row.id);
         if (html && text) pages.intact++;
         else missing.push({ row, html: !html, text: !text });
       }
-      options.onProgress?.({ layer: 'file', done: pages.checked, total });
+      progress?.({ layer: 'file', done: seen, total });
     }
+    out.pages = Math.max(out.pages, seen);
     const missingImages: ImageRow[] = [];
-    for await (const rows of db.resources.iterateImages(catalog.id, version, 500)) {
-      for (const img of rows) {
-        images.checked++;
-        if (await gf.blobs.exists(img.path)) images.intact++;
-        else missingImages.push(img);
+    const checkImage = async (img: ImageRow) => {
+      images.checked++;
+      if (await gf.blobs.exists(img.path)) images.intact++;
+      else missingImages.push(img);
+    };
+    if (ids) {
+      // The pictures of the pages held here (an absent page's pictures are with its files).
+      const known = new Set<string>();
+      for (const id of held) {
+        for (const img of await db.resources.imagesOfResource(id)) {
+          if (known.has(img.id)) continue;
+          known.add(img.id);
+          const { alt: _alt, surroundingText: _text, ...row } = img;
+          await checkImage(row);
+        }
+      }
+    } else {
+      for await (const rows of db.resources.iterateImages(catalog.id, version, 500)) {
+        for (const img of rows) await checkImage(img);
       }
     }
     if (missing.length === 0 && missingImages.length === 0) return { pages, images, failures };
@@ -180,8 +343,8 @@ export class ReplayService {
       action: 'replay',
     };
     const fetchers = assembleFetchers(gf, ctx);
-    const pageFetcher = counted(fetchers.page, report);
-    const imageFetcher = counted(fetchers.image, report);
+    const pageFetcher = counted(fetchers.page, out);
+    const imageFetcher = counted(fetchers.image, out);
     const politeness = assemblePoliteness(gf, ctx);
     const pool = openExtractPool(gf, { inline: true });
     const extract = assembleExtract(gf, catalog, pool);
@@ -194,7 +357,7 @@ export class ReplayService {
         release();
       }
     };
-    let done = pages.intact;
+    let done = total - missing.length;
     try {
       await eachLimited(missing, s.threads, async ({ row, html, text }) => {
         try {
@@ -246,7 +409,7 @@ export class ReplayService {
           fail(row.url, errorMessage(err));
         } finally {
           done++;
-          if (done % 50 === 0) options.onProgress?.({ layer: 'file', done, total });
+          if (done % 50 === 0) progress?.({ layer: 'file', done, total });
         }
       });
       await eachLimited(missingImages, s.threads, async (img) => {
@@ -274,59 +437,67 @@ export class ReplayService {
       await pool.close();
       await fetchers.close();
     }
-    options.onProgress?.({ layer: 'file', done: total, total });
+    progress?.({ layer: 'file', done: total, total });
     return { pages, images, failures };
+  }
+
+  /** The index and vector channels, opened once per session (written and optimized off the event loop). */
+  async #open(layers: Array<'index' | 'vector'>): Promise<OutputChannel[]> {
+    if (this.#channels) return this.#channels;
+    const gf = this.#gf;
+    if (layers.includes('index')) {
+      this.#writer = gf.indexWriter();
+      this.#index = new IndexOutputChannel(this.#writer);
+    }
+    if (layers.includes('vector')) this.#vector = vectorOutput(gf, await gf.embedding(), await gf.vectors());
+    this.#channels = [this.#index, this.#vector].filter((c): c is IndexOutputChannel | VectorOutputChannel => !!c);
+    return this.#channels;
   }
 
   /** Index documents and vectors built from the files through the crawl's own channels. Never fetches. */
   async #rebuild(
-    catalog: Catalog,
-    version: number,
+    work: SliceWork,
     layers: Array<'index' | 'vector'>,
-    options: ReplayOptions,
   ): Promise<Pick<ReplayReport['layers'], 'index' | 'vector'>> {
     const gf = this.#gf;
+    const { catalog, version } = this;
     const db = await gf.database();
-    const total = (await db.resources.count(catalog.id, version)).resources;
-    let index: IndexOutputChannel | undefined;
-    let vector: VectorOutputChannel | undefined;
-    // Written and optimized off the event loop, as a crawl does (an API server keeps answering meanwhile).
-    const writer = layers.includes('index') ? gf.indexWriter() : undefined;
-    if (writer) index = new IndexOutputChannel(writer);
-    if (layers.includes('vector')) vector = vectorOutput(gf, await gf.embedding(), await gf.vectors());
-    const channels = [index, vector].filter((c): c is IndexOutputChannel | VectorOutputChannel => c !== undefined);
+    const total = await this.#total(work.ids);
+    const channels = await this.#open(layers);
+    const extra = layers.includes('index') ? (this.#options.indexChannels ?? []) : [];
+    const before = {
+      index: this.#index?.counts(),
+      vector: this.#vector?.counts(),
+      chunks: this.#vector?.cost().chunks,
+    };
     let missingText = 0;
     let done = 0;
-    try {
-      try {
-        for await (const rows of db.resources.iterateResources(catalog.id, version, 200)) {
-          for (const resource of rows) {
-            done++;
-            const text = await gf.blobs.getText(resource.textPath);
-            if (text === undefined) {
-              missingText++;
-              continue;
-            }
-            const images = (await db.resources.imagesOfResource(resource.id)).map(
-              ({ alt, surroundingText, ...row }) => ({ row, alt, surroundingText }),
-            );
-            const page: CrawledPage = { catalog, version, resource, text, images };
-            for (const channel of channels) await channel.write(page);
-          }
-          for (const channel of channels) await channel.flush();
-          options.onProgress?.({ layer: layers[layers.length - 1] as ReplayLayer, done, total });
+    let seen = 0;
+    for await (const rows of this.#rows(work.ids, 200)) {
+      for (const resource of rows) {
+        seen++;
+        done++;
+        if (work.absent.has(resource.id)) continue;
+        const text = await gf.blobs.getText(resource.textPath);
+        if (text === undefined) {
+          if (work.missing === 'absent') work.absent.add(resource.id);
+          else missingText++;
+          continue;
         }
-      } finally {
-        for (const channel of channels) await channel.close();
+        const images = (await db.resources.imagesOfResource(resource.id)).map(({ alt, surroundingText, ...row }) => ({
+          row,
+          alt,
+          surroundingText,
+        }));
+        const page: CrawledPage = { catalog, version, resource, text, images };
+        for (const channel of channels) await channel.write(page);
+        for (const channel of extra) await channel.write(page);
       }
-      // What a publish does, so a rebuilt version searches as fast as a crawled one.
-      await optimizeVersion(gf.log, catalog.id, version, {
-        index: writer,
-        vectors: vector ? await gf.vectors() : undefined,
-      });
-    } finally {
-      if (writer && writer !== gf.index()) await writer.close();
+      for (const channel of channels) await channel.flush();
+      for (const channel of extra) await channel.flush();
+      this.#options.onProgress?.({ layer: layers[layers.length - 1] as ReplayLayer, done, total });
     }
+    work.out.pages = Math.max(work.out.pages, seen);
     if (missingText > 0) {
       gf.log.warn(
         { catalogId: catalog.id, version, missingText },
@@ -334,20 +505,122 @@ export class ReplayService {
       );
     }
     const out: Pick<ReplayReport['layers'], 'index' | 'vector'> = {};
-    if (index) {
-      const c = index.counts();
-      out.index = { written: c.written, failed: c.failed + missingText };
+    if (this.#index) {
+      const c = this.#index.counts();
+      out.index = {
+        written: c.written - (before.index?.written ?? 0),
+        failed: c.failed - (before.index?.failed ?? 0) + missingText,
+      };
     }
-    if (vector) {
-      const c = vector.counts();
-      out.vector = { written: c.written, failed: c.failed + missingText, chunks: vector.cost().chunks };
+    if (this.#vector) {
+      const c = this.#vector.counts();
+      out.vector = {
+        written: c.written - (before.vector?.written ?? 0),
+        failed: c.failed - (before.vector?.failed ?? 0) + missingText,
+        chunks: this.#vector.cost().chunks - (before.chunks ?? 0),
+      };
     }
     return out;
   }
+
+  /** Close the layers' channels; optimize the version once (what a publish does) unless the session failed. */
+  async #closeChannels(optimize: boolean): Promise<void> {
+    const gf = this.#gf;
+    const channels = [...(this.#channels ?? []), ...(this.#options.indexChannels ?? [])];
+    this.#channels = undefined;
+    try {
+      for (const channel of channels) await channel.close();
+      // What a publish does, so a rebuilt version searches as fast as a crawled one.
+      if (optimize && (this.#writer || this.#vector)) {
+        await optimizeVersion(gf.log, this.catalog.id, this.version, {
+          index: this.#writer,
+          vectors: this.#vector ? await gf.vectors() : undefined,
+        });
+      }
+    } finally {
+      const writer = this.#writer;
+      this.#writer = undefined;
+      if (writer && writer !== gf.index()) await writer.close();
+    }
+  }
+
+  /**
+   * After the last slice: optimize the rebuilt version once, rewrite the catalog's entry in catalogs.json
+   * (`republish`, through the admin writer), write the report (`reports/{stamp}-replay-{node}.json`) and return it.
+   */
+  async finish(options: { republish?: boolean } = {}): Promise<ReplayReport> {
+    const gf = this.#gf;
+    const report = this.report;
+    await this.#queue;
+    await this.#closeChannels(true);
+    if (options.republish ?? true) report.republished = await gf.writer.restorePublished(this.catalog.id, this.version);
+    const ended = new Date();
+    report.endedAt = ended.toISOString();
+    report.elapsedMs = ended.getTime() - this.#started.getTime();
+    report.path = keys.report(this.catalog.id, this.version, reportStamp(ended), 'replay', gf.settings.node);
+    await gf.blobs.put(report.path, `${JSON.stringify(report, null, 2)}\n`);
+    gf.log.info(
+      { catalogId: this.catalog.id, version: this.version, layers: this.layers, requests: report.requests },
+      'replay done',
+    );
+    return report;
+  }
+
+  /** Release the catalog's run lock (and the writers, when `finish` was not reached). Safe to call twice. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#queue;
+    try {
+      await this.#closeChannels(false);
+    } finally {
+      await this.#handle.release();
+    }
+  }
+}
+
+interface SliceWork {
+  ids: readonly string[] | undefined;
+  missing: ReplayMissing;
+  absent: Set<string>;
+  out: ReplaySliceReport;
+}
+
+/** Add one replay's layer counts to another's (slices into a session, members' parts into a cluster's report). */
+export function addReplayLayers(into: ReplayReport['layers'], from: ReplayReport['layers']): ReplayReport['layers'] {
+  if (from.file) {
+    into.file ??= { pages: emptyCounts(), images: emptyCounts(), failures: [] };
+    const f = into.file;
+    addCounts(f.pages, from.file.pages);
+    addCounts(f.images, from.file.images);
+    for (const x of from.file.failures) if (f.failures.length < MAX_FAILURES_LISTED) f.failures.push(x);
+  }
+  if (from.index) {
+    into.index ??= { written: 0, failed: 0 };
+    const i = into.index;
+    i.written += from.index.written;
+    i.failed += from.index.failed;
+  }
+  if (from.vector) {
+    into.vector ??= { written: 0, failed: 0, chunks: 0 };
+    const v = into.vector;
+    v.written += from.vector.written;
+    v.failed += from.vector.failed;
+    v.chunks += from.vector.chunks;
+  }
+  return into;
+}
+
+function addCounts(into: FileReplayCounts, from: FileReplayCounts): void {
+  into.checked += from.checked;
+  into.intact += from.intact;
+  into.written += from.written;
+  into.changed += from.changed;
+  into.unreachable += from.unreachable;
 }
 
 /** An extractor that counts its requests into the report. */
-function counted(e: Extractor, report: ReplayReport): Extractor {
+function counted(e: Extractor, report: { requests: number }): Extractor {
   return {
     name: e.name,
     fetch: (url, o) => {

@@ -304,6 +304,22 @@ export class PgRecordDatabase implements RecordDatabase {
         this.pages(RESOURCE, catalogId, version, batch),
       iterateImages: (catalogId: string, version: number, batch = DEFAULT_BATCH) =>
         this.pages(IMAGE, catalogId, version, batch),
+      listResourceIds: async (catalogId: string, version: number) =>
+        (
+          await this.query(
+            'read crawler_resource',
+            'SELECT id FROM crawler_resource WHERE catalog_id = $1 AND version = $2 ORDER BY id',
+            [catalogId, version],
+          )
+        ).rows.map((r) => String(r.id).trim()),
+      resourcesByIds: async (catalogId: string, version: number, ids: readonly string[]) =>
+        ids.length === 0
+          ? []
+          : this.many(
+              RESOURCE,
+              `${resourceSelect} WHERE catalog_id = $1 AND version = $2 AND id = ANY($3::text[]) ORDER BY id`,
+              [catalogId, version, [...ids]],
+            ),
       imagesOfResource: (resourceId: string) =>
         this.many(
           IMAGE_WITH_REF,

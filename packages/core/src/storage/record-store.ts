@@ -22,6 +22,10 @@ export interface ResourceRecordStore {
   /** Stream a version's resources in id order, `batch` rows at a time. */
   iterateResources(catalogId: string, version: number, batch?: number): AsyncIterable<ResourceRow[]>;
   iterateImages(catalogId: string, version: number, batch?: number): AsyncIterable<ImageRow[]>;
+  /** Every page id of a version, in id order (the order iterateResources walks): what a replay cuts into slices. */
+  listResourceIds(catalogId: string, version: number): Promise<string[]>;
+  /** The rows of these ids in one version, in id order; ids not in that version are left out. */
+  resourcesByIds(catalogId: string, version: number, ids: readonly string[]): Promise<ResourceRow[]>;
   imagesOfResource(resourceId: string): Promise<Array<ImageRow & { alt: string; surroundingText: string }>>;
   count(
     catalogId: string,

@@ -299,6 +299,24 @@ export class SqliteRecordDatabase implements RecordDatabase {
         this.pages(RESOURCE, catalogId, version, batch),
       iterateImages: (catalogId: string, version: number, batch = DEFAULT_BATCH) =>
         this.pages(IMAGE, catalogId, version, batch),
+      listResourceIds: (catalogId: string, version: number) =>
+        this.run('read crawler_resource', () =>
+          (
+            this.stmt('SELECT id FROM crawler_resource WHERE catalog_id = ? AND version = ? ORDER BY id')
+              .pluck()
+              .all(catalogId, version) as string[]
+          ).map((id) => id.trim()),
+        ),
+      resourcesByIds: async (catalogId: string, version: number, ids: readonly string[]) =>
+        ids.length === 0
+          ? []
+          : this.many(
+              RESOURCE,
+              `${resourceSelect} WHERE catalog_id = ? AND version = ? AND id IN (SELECT value FROM json_each(?)) ORDER BY id`,
+              catalogId,
+              version,
+              JSON.stringify(ids),
+            ),
       imagesOfResource: (resourceId: string) =>
         this.many(
           IMAGE_WITH_REF,

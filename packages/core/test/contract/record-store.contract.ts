@@ -340,6 +340,24 @@ export function describeRecordDatabaseContract(name: string, open: () => Promise
         expect((await collect(db.resources.iterateResources(catalog.id, 2))).flat()).toHaveLength(23);
       });
 
+      it("lists a version's page ids in id order and reads rows back by id (replay slices)", async () => {
+        const catalog = makeCatalog();
+        const rows = Array.from({ length: 12 }, (_, i) => makeResource(catalog.id, 4, `/s/${i}`));
+        await db.resources.saveResources(rows);
+        await db.resources.saveResources([makeResource(catalog.id, 5, '/s/other-version')]);
+        const expected = [...rows].sort((a, b) => (a.id < b.id ? -1 : 1));
+        const ids = await db.resources.listResourceIds(catalog.id, 4);
+        expect(ids).toEqual(expected.map((r) => r.id));
+        expect(ids).toEqual((await collect(db.resources.iterateResources(catalog.id, 4, 5))).flat().map((r) => r.id));
+        const slice = [ids[7], ids[2], ids[5], 'not-a-page-of-this-version'] as string[];
+        expect(await db.resources.resourcesByIds(catalog.id, 4, slice)).toEqual(
+          expected.filter((r) => slice.includes(r.id)),
+        );
+        expect(await db.resources.resourcesByIds(catalog.id, 5, slice)).toEqual([]);
+        expect(await db.resources.resourcesByIds(catalog.id, 4, [])).toEqual([]);
+        expect(await db.resources.listResourceIds(catalog.id, 9)).toEqual([]);
+      });
+
       it('writes a large batch in one call', async () => {
         const catalog = makeCatalog();
         const rows = Array.from({ length: 3000 }, (_, i) => makeResource(catalog.id, 1, `/bulk/${i}`));
