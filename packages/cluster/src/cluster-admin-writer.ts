@@ -4,12 +4,15 @@ import type {
   CatalogDefinitionFields,
   DeleteResultRow,
   LedgerRow,
+  Logger,
   MeaningPublication,
+  RecordDatabase,
   RunningState,
   UserRow,
   VersionDeletion,
   VersionDeletionResult,
 } from '@greenfinger/core';
+import { mirrorWrite } from './admin-mirror.js';
 import type { LeaderGateway } from './leader-gateway.js';
 
 type UrlLayerCount = Awaited<ReturnType<AdminWriter['deleteUrl']>>[number];
@@ -27,6 +30,12 @@ export interface AdminRouting {
   row(catalogId: string): Promise<Catalog>;
   /** On the leader: publish a version once per run, fenced by the lease's token (see ClusterNode.publishOnce). */
   publishOnce(catalogId: string, version: number): Promise<Catalog>;
+  /**
+   * This caller's own record database when it is per node (SQLite): a write the leader made is then applied to it
+   * too (admin-mirror.ts). Absent, or undefined (a shared PostgreSQL): nothing is written here.
+   */
+  ownRecords?(): Promise<RecordDatabase | undefined>;
+  log?: Logger;
 }
 
 /** The administrative operations the leader serves, by name. */
@@ -64,7 +73,15 @@ export class ClusterAdminWriter implements AdminWriter {
   }
 
   #route<T>(op: (typeof ADMIN_OPS)[number], args: unknown[], here: (w: AdminWriter) => Promise<T>): Promise<T> {
-    return this.#r.isLeader() ? here(this.#r.local()) : this.#r.gateway.call<T>(`admin.${op}`, args);
+    return this.#r.isLeader() ? here(this.#r.local()) : this.#remote<T>(op, args);
+  }
+
+  /** Through the leader; with a database of its own, the write is then applied here too. */
+  async #remote<T>(op: (typeof ADMIN_OPS)[number], args: unknown[]): Promise<T> {
+    const value = await this.#r.gateway.call<T>(`admin.${op}`, args);
+    const own = await this.#r.ownRecords?.();
+    if (own) await mirrorWrite(op, args, value, { db: own, local: this.#r.local(), log: this.#r.log });
+    return value;
   }
 
   createCatalog(catalog: Catalog): Promise<Catalog> {
@@ -93,7 +110,7 @@ export class ClusterAdminWriter implements AdminWriter {
   publish(catalogId: string, version: number): Promise<Catalog> {
     return this.#r.isLeader()
       ? this.#r.publishOnce(catalogId, version)
-      : this.#r.gateway.call<Catalog>('admin.publish', [catalogId, version]);
+      : this.#remote<Catalog>('publish', [catalogId, version]);
   }
   /** Words before meaning, on the leader like every other write (its final `publish` is the one fenced once per run). */
   publishWords(catalogId: string, version: number, meaning: MeaningPublication): Promise<Catalog> {

@@ -20,8 +20,10 @@ import {
   type Settings,
 } from '@greenfinger/core';
 import type { Redis } from 'ioredis';
+import { CATALOG_ROWS_OP, catalogRows, catchUpCatalogs } from './catalog-catch-up.js';
 import { ADMIN_OPS, ClusterAdminWriter } from './cluster-admin-writer.js';
 import { ClusterContentDedup } from './cluster-content-dedup.js';
+import { ClusterCrawlRunner } from './cluster-crawl-runner.js';
 import { ControlChannel, type ControlMessage } from './control-channel.js';
 import { ClusterKeys, checkName } from './keys.js';
 import { LeaderGateway, type LeaderHandler } from './leader-gateway.js';
@@ -187,6 +189,9 @@ export class ClusterNode {
       await node.control.subscribe(subscriber, (m) => node.#onControl(m));
       await node.#leaseTick();
       node.#scheduleLease();
+      // CatalogCatchUp: rows created, changed or published while this member was away (per-node databases only).
+      if (!node.isLeader())
+        await catchUpCatalogs({ gf: node.gf, gateway: node.gateway, local: () => node.#localWriter(), log: node.#log });
       const running = await currentRun(redis, keys);
       if (running) node.#join(running);
     } catch (err) {
@@ -231,9 +236,24 @@ export class ClusterNode {
         return row;
       },
       publishOnce: (catalogId: string, version: number) => this.#publishOnce(catalogId, version),
+      // With a database of its own, a write the leader made is applied here too (admin-mirror.ts).
+      ownRecords: async () => {
+        const db = await this.gf.database();
+        return db.kind === 'sqlite' ? db : undefined;
+      },
+      log: this.#log,
     };
     return {
       adminWriter: () => new ClusterAdminWriter(routing),
+      // The crawl verbs of this process's jobs (serve --cluster, shell --cluster) run on the cluster, through the leader.
+      crawlRunner: () =>
+        new ClusterCrawlRunner({
+          cluster: this.keys.cluster,
+          redisUrl: this.redisUrl,
+          log: this.#log,
+          row: routing.row,
+          leaving: () => this.#leaving !== undefined,
+        }),
       // What the adaptive extractor learns per host and pattern, shared by the members (issue 17).
       renderMemory: () => new RedisRenderMemory(redis, this.keys, { log: this.#log }),
       contentDedup: async (ctx: NodeContext) =>
@@ -345,6 +365,7 @@ export class ClusterNode {
     const handlers: Record<string, LeaderHandler> = {
       crawl: (req: ClusterCrawlRequest) => this.#startRun(req),
       stop: (reason: string) => this.#stopRun(reason === 'max-pages' ? 'max-pages' : 'interrupted'),
+      [CATALOG_ROWS_OP]: () => catalogRows(this.gf),
     };
     for (const op of ADMIN_OPS) {
       handlers[`admin.${op}`] =

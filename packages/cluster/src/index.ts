@@ -1,4 +1,7 @@
+export { mirrorWrite, upsertCatalog } from './admin-mirror.js';
+export { CATALOG_ROWS_OP, type CatchUp, catalogRows, catchUpCatalogs } from './catalog-catch-up.js';
 export { ADMIN_OPS, type AdminRouting, ClusterAdminWriter } from './cluster-admin-writer.js';
+export { ClusterCrawlRunner, type ClusterCrawlRunnerOptions } from './cluster-crawl-runner.js';
 export { ClusterClient, type ClusterStatus, type MemberStatus } from './cluster-client.js';
 export { ClusterContentDedup, CONTENT_TTL_SECONDS } from './cluster-content-dedup.js';
 export { type ClusterCoordinatorOptions, ClusterCrawlCoordinator } from './cluster-crawl-coordinator.js';
@@ -13,6 +16,7 @@ export { LeaderLease, type LeaseHolder } from './leader-lease.js';
 export { LuaScript } from './lua-script.js';
 export { type MemberInfo, Membership, type MembershipChange } from './membership.js';
 export { closeRedis, connectRedis, maskRedisUrl } from './redis-connection.js';
+export { openRemoteAdmin, type RemoteAdmin } from './remote-admin.js';
 export * from './redis-render-memory.js';
 export { type RehomeResult, rehome } from './rehome.js';
 export { CHECK, DISPATCH, JOIN, MOVE, type RunState, runState, SETTLE_TOKEN } from './routing-scripts.js';

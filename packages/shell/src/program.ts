@@ -1,7 +1,9 @@
-import { Greenfinger } from '@greenfinger/core';
+import { openRemoteAdmin, type RemoteAdmin } from '@greenfinger/cluster';
+import { Greenfinger, type GreenfingerComponents } from '@greenfinger/core';
 import { Command, CommanderError, Option } from 'commander';
 import { addCommand, afterText, type CommandContext, type CommandSpec } from './command-spec.js';
 import { afterTextIn, commandsIn, GROUPS } from './command-table.js';
+import { redisUrl } from './commands/cluster.js';
 import { commandLogger, EXIT, type Io, processIo, reportError } from './io.js';
 
 export const VERSION = '0.1.0';
@@ -58,19 +60,30 @@ export function buildProgram(io: Io, setCode: (code: number) => void): Command {
   return program;
 }
 
-/** One command of the one-line CLI: a Greenfinger opened on first use, an error in one line, the store closed. */
+/**
+ * One command of the one-line CLI: a Greenfinger opened on first use, an error in one line, the store closed. With
+ * `--cluster NAME` (an administrative verb) the process is no member: its writes go to the cluster's leader (and, with a
+ * per-node database, the leader's answer is written into its own after); its reads stay on its own stores.
+ */
 async function runOnce(spec: CommandSpec, io: Io, args: string[], opts: Record<string, unknown>): Promise<number> {
   let gf: Greenfinger | undefined;
+  let remote: RemoteAdmin | undefined;
   const data = opts.data as string | undefined;
+  const cluster = typeof opts.cluster === 'string' ? opts.cluster : undefined;
   const ctx: CommandContext = {
     io,
     mode: 'cli',
     signal: new AbortController().signal,
     gf: async (toFile = false) => {
-      gf ??= await Greenfinger.open({
-        settings: { dataStore: data },
-        log: commandLogger(data, { verbose: opts.verbose === true, toFile }),
-      });
+      if (gf) return gf;
+      const log = commandLogger(data, { verbose: opts.verbose === true, toFile });
+      let components: GreenfingerComponents | undefined;
+      if (cluster) {
+        remote = await openRemoteAdmin({ cluster, redisUrl: redisUrl(), log });
+        components = remote.components;
+      }
+      gf = await Greenfinger.open({ settings: { dataStore: data }, log, components });
+      remote?.attach(gf);
       return gf;
     },
   };
@@ -80,6 +93,7 @@ async function runOnce(spec: CommandSpec, io: Io, args: string[], opts: Record<s
     return reportError(io, err);
   } finally {
     await gf?.close();
+    await remote?.close();
   }
 }
 

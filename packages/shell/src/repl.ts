@@ -5,6 +5,7 @@ import { Greenfinger, reportOf } from '@greenfinger/core';
 import { Command, CommanderError } from 'commander';
 import { addCommand, type CommandContext, type CommandSpec } from './command-spec.js';
 import { afterTextIn, commandsIn, flagsOf, promptCommand } from './command-table.js';
+import { startMember } from './commands/member.js';
 import { commandLogger, EXIT, type Io, reportError } from './io.js';
 import type { PromptSession } from './prompt-session.js';
 
@@ -16,6 +17,9 @@ export const HELP_WIDTH = 110;
 
 export interface ShellOptions {
   data?: string | undefined;
+  /** Open the prompt as a member of this cluster (its jobs run on the cluster; its writes go to the leader). */
+  cluster?: string | undefined;
+  nodeName?: string | undefined;
   input?: NodeJS.ReadableStream;
   output?: NodeJS.WritableStream;
   /** @default input and output are terminals */
@@ -110,16 +114,21 @@ export async function runShell(options: ShellOptions, io: Io): Promise<number> {
   const output = options.output ?? process.stdout;
   const interactive =
     options.interactive ?? Boolean((input as NodeJS.ReadStream).isTTY && (output as NodeJS.WriteStream).isTTY);
-  const gf = await Greenfinger.open({
-    settings: { dataStore: options.data },
-    log: commandLogger(options.data, { toFile: true }),
-  });
-  gf.factory.probeDataRoot();
-  const shell = new Shell(gf, { input, output, interactive, io });
+  const log = commandLogger(options.data, { toFile: true });
+  const node = options.cluster
+    ? await startMember({ cluster: options.cluster, nodeName: options.nodeName, data: options.data }, log)
+    : undefined;
+  const gf = node?.gf ?? (await Greenfinger.open({ settings: { dataStore: options.data }, log }));
   try {
+    gf.factory.probeDataRoot();
+    const shell = new Shell(gf, { input, output, interactive, io });
+    if (node && interactive)
+      io.err(`member "${node.name}" of cluster "${options.cluster}": crawl verbs run on the cluster\n`);
     return await shell.loop();
   } finally {
-    await gf.close();
+    // A member leaves gracefully (its part of a run ends; the others go on), which closes its Greenfinger.
+    if (node) await node.leave();
+    else await gf.close();
   }
 }
 

@@ -13,6 +13,7 @@ import type { SearchIndex } from '../index/search-index.js';
 import { SqliteFtsIndex } from '../index/sqlite-fts-index.js';
 import { DataLayout } from '../layout.js';
 import { type AdminWriter, LocalAdminWriter } from '../services/admin-writer.js';
+import type { CrawlRunner } from '../services/crawl-runner.js';
 import { LocalRunRegistry, type RunRegistry } from '../services/run-registry.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { createRecordDatabase } from '../storage/create-record-database.js';
@@ -162,6 +163,11 @@ export class ComponentFactory implements NodeContext {
       this.#urlFilter = open;
     }
     return this.#urlFilter;
+  }
+
+  /** What runs the crawl verbs of jobs: the `crawlRunner` component over `local`, else `local` (the CrawlService). */
+  crawlRunner(local: CrawlRunner): CrawlRunner {
+    return this.components.crawlRunner?.({ ...this.#node(), local }) ?? local;
   }
 
   /** The render memory of the adaptive extractor, shared by every run of the node: system/render-memory by default. */

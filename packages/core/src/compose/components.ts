@@ -17,6 +17,7 @@ import type { DataLayout } from '../layout.js';
 import type { Catalog, CrawlAction } from '../model.js';
 import type { OutputChannel } from '../outputs/output-channel.js';
 import type { AdminWriter } from '../services/admin-writer.js';
+import type { CrawlRunner } from '../services/crawl-runner.js';
 import type { RunRegistry } from '../services/run-registry.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { CatalogStore, RecordDatabase, ResourceRecordStore } from '../storage/record-store.js';
@@ -115,6 +116,11 @@ export interface GreenfingerComponents {
   adminWriter?: (ctx: NodeContext & { database(): Promise<RecordDatabase> }) => AdminWriter;
   /** What runs now, pause, stop, live counters. Default: this process plus run locks under system/locks. */
   runRegistry?: (ctx: NodeContext) => RunRegistry;
+  /**
+   * What runs the crawl verbs of jobs (`gf.jobs.start`: the REST API, the prompt). Default: `local`, this process's
+   * CrawlService; a cluster member sends them to its leader instead.
+   */
+  crawlRunner?: (ctx: NodeContext & { local: CrawlRunner }) => CrawlRunner;
 }
 
 /** An acceptor a catalog can name in `acceptors`; built once per run from the run's acceptor context. */

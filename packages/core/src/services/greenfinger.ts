@@ -74,7 +74,13 @@ export class Greenfinger {
     this.replay = new ReplayService(this.factory, catalogs);
     this.ledger = new LedgerService(this.factory, catalogs, () => this.crawler.running());
     this.users = new UserService(this.factory);
-    this.jobs = new JobService({ factory: this.factory, catalogs, crawler: this.crawler, replay: this.replay });
+    this.jobs = new JobService({
+      factory: this.factory,
+      catalogs,
+      crawler: this.crawler,
+      runner: this.factory.crawlRunner(this.crawler),
+      replay: this.replay,
+    });
     this.metrics = new MetricsService(this.factory, this.jobs);
     this.testUrl = new TestUrlService(this.factory, catalogs);
   }

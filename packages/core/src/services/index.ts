@@ -5,6 +5,7 @@ export * from '../compose/run-assembly.js';
 export * from './admin-writer.js';
 export * from './catalog-deletion.js';
 export * from './catalog-service.js';
+export * from './crawl-runner.js';
 export * from './crawl-service.js';
 export * from './greenfinger.js';
 export * from './job-service.js';

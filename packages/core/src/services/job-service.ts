@@ -12,6 +12,7 @@ import type { Catalog, RunReport } from '../model.js';
 import type { ChannelStats } from '../outputs/composite-output-channel.js';
 import { parseUserUrl } from '../url/parse-user-url.js';
 import type { CatalogRef, CatalogService } from './catalog-service.js';
+import type { CrawlRunner } from './crawl-runner.js';
 import type { CrawlProgress, CrawlService, CrawlVerb } from './crawl-service.js';
 import type { Job, JobAction, JobEvent, JobStart, SeedsAdded } from './job.js';
 import { scopedSeeds } from './job-seeds.js';
@@ -23,6 +24,8 @@ export interface JobServiceOptions {
   factory: ComponentFactory;
   catalogs: () => Promise<CatalogService>;
   crawler: CrawlService;
+  /** What runs a crawl verb of a job. @default `crawler` */
+  runner?: CrawlRunner;
   replay: ReplayService;
   /** How often a running job reports progress. @default 1000 */
   progressIntervalMs?: number;
@@ -63,6 +66,7 @@ export class JobService {
   readonly #f: ComponentFactory;
   readonly #catalogs: () => Promise<CatalogService>;
   readonly #crawler: CrawlService;
+  readonly #runner: CrawlRunner;
   readonly #replay: ReplayService;
   readonly #log: Logger;
   readonly #interval: number;
@@ -80,6 +84,7 @@ export class JobService {
     this.#f = options.factory;
     this.#catalogs = options.catalogs;
     this.#crawler = options.crawler;
+    this.#runner = options.runner ?? options.crawler;
     this.#replay = options.replay;
     this.#log = options.factory.log.child({ component: 'jobs' });
     this.#interval = options.progressIntervalMs ?? 1000;
@@ -338,7 +343,7 @@ export class JobService {
     const started = new Promise<number>((resolve) => {
       markStarted = resolve;
     });
-    const ending: Promise<Ending<RunReport>> = this.#crawler
+    const ending: Promise<Ending<RunReport>> = this.#runner
       .crawl({
         id: catalog.id,
         action,

@@ -7,6 +7,7 @@ import {
   type OptionSpec,
 } from '../command-spec.js';
 import { EXIT } from '../io.js';
+import { clusterOption } from './cluster.js';
 import {
   dataOption,
   jsonOption,
@@ -32,12 +33,19 @@ function refOfWord(word: string): CatalogRef {
   return { name: word };
 }
 
+/** `--cluster NAME` on a writing verb: the write goes to that cluster's leader. */
+export const writeToLeader = () =>
+  clusterOption(
+    'write through the leader of this cluster (GF_REDIS_URL names the Redis); reads stay on this data root',
+  );
+
 const LIST_OPTIONS = [dataOption(), jsonOption('print exactly one JSON document: [catalog]'), verboseOption()];
 
 /** The definition options of `catalog create` and `catalog update`, after their own. */
 function definitionOptions(own: OptionSpec[]): OptionSpec[] {
   return [
     ...own,
+    writeToLeader(),
     dataOption(),
     jsonOption('print exactly one JSON document: the catalog'),
     verboseOption(),
@@ -121,6 +129,7 @@ export const CATALOG_COMMANDS: CommandSpec[] = [
     summary: 'Delete a catalog definition; with --purge, all its versions and data too.',
     options: [
       { flags: '--purge', description: 'also delete every version: vectors, index, files, rows, working state' },
+      writeToLeader(),
       ...catalogRefOptions('print exactly one JSON document: {deleted, purge}'),
     ],
     details: 'Without --purge only a catalog holding no versions can be deleted (its data would be left behind).',

@@ -44,7 +44,7 @@ export function nodesOption(): OptionSpec {
 }
 
 /** The Redis url: GF_REDIS_URL, else the default. */
-function redisUrl(): string {
+export function redisUrl(): string {
   return loadSettings({ dataStore: envDataStore() }).redisUrl;
 }
 

@@ -2,6 +2,7 @@ import { DELETE_ORDER, type DeleteLayer, type DeleteReport } from '@greenfinger/
 import { intArg } from '../args.js';
 import { type CommandContext, type CommandSpec, defineCommand } from '../command-spec.js';
 import { EXIT } from '../io.js';
+import { writeToLeader } from './catalog.js';
 import { type CatalogRefOptions, catalogRefOf, catalogRefOptions, parseLayers, table } from './versions.js';
 
 interface DeleteOptions extends CatalogRefOptions {
@@ -39,6 +40,7 @@ export const DELETE_COMMAND = defineCommand<DeleteOptions>({
       flags: '--purge',
       description: 'with --all: also remove the catalog index, its asset folder and its entry in catalogs.json',
     },
+    writeToLeader(),
   ],
   details:
     "The db layer also removes the version's working state (frontier, url marks, content fingerprints).\n" +

@@ -1,14 +1,18 @@
 import { startServer } from '@greenfinger/api';
+import type { ClusterNode } from '@greenfinger/cluster';
 import { createLogger, Greenfinger, unknownEnv } from '@greenfinger/core';
 import { intArg } from '../args.js';
 import { type CommandSpec, defineCommand } from '../command-spec.js';
 import { EXIT, type Io, reportError } from '../io.js';
+import { memberOptions, startMember } from './member.js';
 import { dataOption } from './options.js';
 
 interface ServeOptions {
   host?: string;
   port?: number;
   data?: string;
+  cluster?: string;
+  nodeName?: string;
 }
 
 /** `serve`: the REST API (and, later, the page) over one long-lived Greenfinger, until SIGTERM or Ctrl-C. */
@@ -23,14 +27,20 @@ export const SERVE_COMMAND = defineCommand<ServeOptions>({
       parse: intArg('--port', 0),
     },
     dataOption(),
+    ...memberOptions('serve as a member of this cluster: crawl jobs run on the cluster, writes go to its leader'),
   ],
   details:
     'Logs are pino JSON on stdout; the address and how to sign in go to stderr. SIGTERM or Ctrl-C closes it\n' +
     'gracefully: requests in flight finish, running crawls stop so they can resume, nothing is published half-way.\n' +
-    'There is no default user: add one first.',
+    'There is no default user: add one first.\n' +
+    'With --cluster NAME the server is a member of the cluster (docs/cluster.md): searches and lists answer from\n' +
+    'its own stores, administrative writes go to the leader, a crawl job is a cluster run (its progress the members\n' +
+    'added up, its report the merged one) and stopping it stops the run everywhere; SIGTERM leaves the cluster and\n' +
+    'lets the run go on without it.',
   examples: [
     'printf "%s\\n" "$PASSWORD" | greenfinger user add admin --role admin --password-stdin',
     'greenfinger serve --port 50080',
+    'GF_REDIS_URL=redis://10.0.0.5:6379 greenfinger serve --cluster docs --node-name api-1 --data ./data-api',
     'curl -s -XPOST localhost:50080/v2/login -H "content-type: application/json" -d \'{"username":"admin","password":"…"}\'',
   ],
   // Its own Greenfinger: the log goes to stdout as JSON lines, and it lives until a signal.
@@ -39,20 +49,37 @@ export const SERVE_COMMAND = defineCommand<ServeOptions>({
 
 async function runServe(opts: ServeOptions, io: Io): Promise<number> {
   let gf: Greenfinger | undefined;
+  let node: ClusterNode | undefined;
   try {
     const log = createLogger({ destination: 1 });
     const unknown = unknownEnv();
     if (unknown.length > 0) log.warn({ variables: unknown }, `unknown GF_* variables ignored: ${unknown.join(', ')}`);
-    gf = await Greenfinger.open({ settings: { dataStore: opts.data }, log });
+    if (opts.cluster) {
+      node = await startMember({ cluster: opts.cluster, nodeName: opts.nodeName, data: opts.data }, log);
+      gf = node.gf;
+    } else gf = await Greenfinger.open({ settings: { dataStore: opts.data }, log });
     gf.factory.probeDataRoot();
     const server = await startServer(gf, { host: opts.host, port: opts.port });
     io.err(
       `greenfinger: serving ${server.url}/v2 (description: ${server.url}/v2/openapi.json, docs: ${server.url}/v2/docs)\n`,
     );
+    if (node)
+      io.err(
+        `greenfinger: member "${node.name}" of cluster "${opts.cluster}" (${node.isLeader() ? 'leader' : 'follower'}); crawl jobs run on the cluster\n`,
+      );
     for (const note of server.notes) io.err(`greenfinger: ${note}\n`);
-    return await untilSignal(server.close, gf.settings.stopDeadlineMs, io);
+    const member = node;
+    // A member leaves the cluster after the last request: its part of a run ends, the run goes on without it.
+    const close = member
+      ? async () => {
+          await server.app.close();
+          await member.leave();
+        }
+      : server.close;
+    return await untilSignal(close, gf.settings.stopDeadlineMs, io);
   } catch (err) {
-    await gf?.close().catch(() => undefined);
+    if (node) await node.close().catch(() => undefined);
+    else await gf?.close().catch(() => undefined);
     return reportError(io, err);
   }
 }

@@ -16,6 +16,7 @@ import {
 } from '../command-spec.js';
 import { EXIT, type Io } from '../io.js';
 import { PromptInterrupted, readPassword } from '../read-password.js';
+import { writeToLeader } from './catalog.js';
 import { dataOption, jsonOption } from './options.js';
 import { table } from './versions.js';
 
@@ -85,6 +86,7 @@ export const USER_COMMANDS: CommandSpec[] = [
       { flags: '--role <role>', description: 'admin or support', default: 'support' },
       { flags: '--password-stdin', description: 'read the password from the first line of stdin' },
       ...common('{name, role, createdAt, updatedAt}'),
+      writeToLeader(),
     ],
     examples: [
       'greenfinger user add ada --role admin',
@@ -106,6 +108,7 @@ export const USER_COMMANDS: CommandSpec[] = [
     options: [
       { flags: '--password-stdin', description: 'read the new password from the first line of stdin' },
       ...common('{name, role, createdAt, updatedAt}'),
+      writeToLeader(),
     ],
     examples: ['greenfinger user passwd ada', 'printf \'%s\\n\' "$NEW" | greenfinger user passwd ada --password-stdin'],
     run: (ctx, [name = ''], opts) =>
@@ -122,7 +125,7 @@ export const USER_COMMANDS: CommandSpec[] = [
       { name: '<name>', description: 'the user' },
       { name: '<role>', description: 'admin or support' },
     ],
-    options: common('{name, role, createdAt, updatedAt}'),
+    options: [...common('{name, role, createdAt, updatedAt}'), writeToLeader()],
     examples: ['greenfinger user role ci-bot admin', 'greenfinger user role ada support --json'],
     run: (ctx, [name = '', role = ''], opts) =>
       withUsers(ctx, async (gf) => {
@@ -134,7 +137,7 @@ export const USER_COMMANDS: CommandSpec[] = [
     cli: 'user delete',
     summary: 'Delete a user. The last admin cannot be deleted while other users exist.',
     args: [{ name: '<name>', description: 'the user' }],
-    options: common('{deleted: name}'),
+    options: [...common('{deleted: name}'), writeToLeader()],
     examples: ['greenfinger user delete ci-bot', 'greenfinger user delete ci-bot --json'],
     run: (ctx, [name = ''], opts) =>
       withUsers(ctx, async (gf) => {
