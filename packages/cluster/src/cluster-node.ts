@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   type AdminWriter,
+  type BlobStore,
   type Catalog,
   type CatalogRequest,
   CrawlerError,
@@ -18,8 +19,10 @@ import {
   type RunContext,
   reportStamp,
   type Settings,
+  type VectorStoreFamily,
 } from '@greenfinger/core';
 import type { Redis } from 'ioredis';
+import { blobReplicaConsumer, isPerNodeBlobStore, replicatedBlobs } from './blob-replica.js';
 import { CATALOG_ROWS_OP, catalogRows, catchUpCatalogs } from './catalog-catch-up.js';
 import { ADMIN_OPS, ClusterAdminWriter } from './cluster-admin-writer.js';
 import { ClusterContentDedup } from './cluster-content-dedup.js';
@@ -39,6 +42,7 @@ import { postPart, takePart } from './run-member.js';
 import { currentRun, RUN_TTL_SECONDS, supervise } from './run-supervisor.js';
 import { IndexReplicaChannel, indexReplicaConsumer } from './search-replica.js';
 import { seenBuckets } from './url-seen.js';
+import { isPerNodeVectorFamily, replicatedVectors, vectorReplicaConsumer } from './vector-replica.js';
 
 export interface ClusterNodeOptions {
   cluster: string;
@@ -109,6 +113,12 @@ export class ClusterNode {
   readonly #recordSenders = new Map<string, FrameSender>();
   /** The member's own record database, under the replicating wrapper (what arrives is written here, not sent on). */
   #ownRecords: RecordDatabase | undefined;
+  /** The blob and vector channels' sending halves, per catalog of a run in progress (per-node stores only). */
+  readonly #blobSenders = new Map<string, FrameSender>();
+  readonly #vectorSenders = new Map<string, FrameSender>();
+  /** The member's own blob store and vector family, under the replicating wrappers. */
+  #ownBlobs: BlobStore | undefined;
+  #ownVectors: VectorStoreFamily | undefined;
   readonly #onCompleted: Array<(m: ControlMessage) => void> = [];
   #leaseTimer: NodeJS.Timeout | undefined;
   #superviseTimer: NodeJS.Timeout | undefined;
@@ -267,6 +277,17 @@ export class ClusterNode {
         this.#ownRecords = db;
         return replicatedRecords(db, (catalogId) => this.#recordSenders.get(catalogId));
       },
+      // The blob and vector channels: with stores of its own, a run's files and points go to the others'.
+      wrapBlobStore: (store: BlobStore) => {
+        this.#ownBlobs = store;
+        return replicatedBlobs(store, (catalogId, version) => this.#senderOf(this.#blobSenders, catalogId, version));
+      },
+      wrapVectorStores: (family: VectorStoreFamily) => {
+        this.#ownVectors = family;
+        return replicatedVectors(family, (catalogId, version) =>
+          this.#senderOf(this.#vectorSenders, catalogId, version),
+        );
+      },
       // The search channel: pages this member saves go to the others' embedded indexes (search-replica.ts).
       outputChannels: (ctx: RunContext) => {
         const run = this.#runs.get(ctx.catalog.id);
@@ -286,6 +307,12 @@ export class ClusterNode {
         return frontier;
       },
     };
+  }
+
+  /** A channel's sender for a catalog version a cluster run writes now. */
+  #senderOf(senders: Map<string, FrameSender>, catalogId: string, version: number): FrameSender | undefined {
+    const run = this.#runs.get(catalogId);
+    return run && run.version === version ? senders.get(catalogId) : undefined;
   }
 
   #localWriter(): AdminWriter {
@@ -545,6 +572,8 @@ export class ClusterNode {
         );
         // Everything this member wrote is on the record channel before it says its part is over.
         await this.#recordSenders.get(catalogId)?.flush();
+        await this.#blobSenders.get(catalogId)?.flush();
+        await this.#vectorSenders.get(catalogId)?.flush();
         if (result) await postPart(this.#redis, this.keys, info.runId, this.name, result);
       } catch (err) {
         this.#log.error({ err, runId: info.runId }, 'could not take part in the run');
@@ -554,6 +583,8 @@ export class ClusterNode {
       } finally {
         this.#runs.delete(catalogId);
         this.#recordSenders.delete(catalogId);
+        this.#blobSenders.delete(catalogId);
+        this.#vectorSenders.delete(catalogId);
       }
     })();
     this.#parts.set(info.runId, part);
@@ -584,6 +615,22 @@ export class ClusterNode {
       this.#recordSenders.set(info.catalog.id, new FrameSender(this.#redis, run.record, this.name, this.#log));
       consumers.push(
         recordReplicaConsumer({ redisUrl: this.redisUrl, key: run.record, node: this.name, db: own, log: this.#log }),
+      );
+    }
+    // Files and vectors, when the stores are per node (the local files, the embedded sqlite-vec).
+    const blobs = this.#ownBlobs;
+    if (blobs && isPerNodeBlobStore(blobs)) {
+      this.#blobSenders.set(info.catalog.id, new FrameSender(this.#redis, run.blob, this.name, this.#log));
+      consumers.push(
+        blobReplicaConsumer({ redisUrl: this.redisUrl, key: run.blob, node: this.name, store: blobs, log: this.#log }),
+      );
+    }
+    this.gf.vectorFamily(); // opened lazily: its wrapper records the family itself
+    const family = this.#ownVectors;
+    if (info.catalog.settings.outputs.includes('vector') && family && isPerNodeVectorFamily(family)) {
+      this.#vectorSenders.set(info.catalog.id, new FrameSender(this.#redis, run.vectors, this.name, this.#log));
+      consumers.push(
+        vectorReplicaConsumer({ redisUrl: this.redisUrl, key: run.vectors, node: this.name, family, log: this.#log }),
       );
     }
     for (const c of consumers) await c.start();

@@ -91,6 +91,18 @@ export class RunKeys {
   get pictures(): string {
     return `${this.base}pictures`;
   }
+  /** The blob channel: page and picture files of per-node blob stores, in binary frames, one group per member. */
+  get blob(): string {
+    return `${this.base}blob`;
+  }
+  /** The vector channel: points of per-node vector stores, in binary frames, one group per member. */
+  get vectors(): string {
+    return `${this.base}vectors`;
+  }
+  /** Every replicated channel's stream (completion waits for each to be applied by every member; trimmed). */
+  get replicated(): string[] {
+    return [this.search, this.record, this.blob, this.vectors];
+  }
   /** The exact routing counters (`<node>|d`, `<node>|h`, …): changed atomically with the streams. */
   get counters(): string {
     return `${this.base}counters`;

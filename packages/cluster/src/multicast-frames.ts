@@ -4,23 +4,60 @@ import { closeRedis, connectRedis } from './redis-connection.js';
 
 const BATCH = 100;
 const FLUSH_MS = 500;
+/**
+ * The most bytes one frame carries (its binary body plus its JSON header): 1 MiB. A frame closes at 100 items or at
+ * this many bytes, whichever comes first; an item larger than this (a big picture) travels in pieces of up to this
+ * size, each in a frame of its own, and is put together again by the receiving half before it is applied.
+ */
+export const MAX_FRAME_BYTES = 1024 * 1024;
+
+/** An item of a binary frame: a small JSON head (what it is) and its bytes, which never pass through JSON. */
+export interface BinaryItem {
+  head: Record<string, unknown>;
+  body: Buffer;
+}
+
+/** One piece of a binary item in a frame's header: its head, its bytes here, and (split items) where they go. */
+interface PieceHeader {
+  h: Record<string, unknown>;
+  /** Bytes of this piece in the frame's body. */
+  n: number;
+  /** Split items only: the item's sequence number at its sender, its total bytes, this piece's offset. */
+  s?: number;
+  t?: number;
+  o?: number;
+}
+
+interface Queued {
+  items: unknown[];
+  binary: BinaryItem[];
+  bytes: number;
+}
+
+type Frame = { kind: string; items: unknown[] } | { kind: string; pieces: PieceHeader[]; body: Buffer[] };
 
 /**
- * The sending half of a replicated channel (seed 000: `record`, `search`…: multicast excluding self, buffered, in
- * batched frames): items are pushed by kind and sent as frames of up to 100 (or every 500 ms) into one run stream, each
- * entry `from` (the member), `k` (the kind) and `m` (a JSON array). Every member reads the stream through its own
- * group (FrameConsumer) and skips its own frames. Text travels inside JSON; bytes never do.
+ * The sending half of a replicated channel (seed 000: `record`, `search`, `blob`…: multicast excluding self,
+ * buffered, in batched frames): items are pushed by kind and sent as frames of up to 100 (or every 500 ms) into one
+ * run stream, each entry `from` (the member), `k` (the kind) and `m` (a JSON array). Every member reads the stream
+ * through its own group (FrameConsumer) and skips its own frames. Text travels inside JSON; bytes never do: a binary
+ * frame (`pushBinary`) is `m`, the JSON array of its items' heads and sizes, and `b`, their bytes one after the other
+ * as a binary field value, at most {@link MAX_FRAME_BYTES} a frame.
  */
 export class FrameSender {
   readonly #redis: Redis;
   readonly #key: string;
   readonly #node: string;
   readonly #log: Logger;
-  readonly #buffers = new Map<string, unknown[]>();
+  readonly #buffers = new Map<string, Queued>();
   #timer: NodeJS.Timeout | undefined;
   #sending: Promise<void> = Promise.resolve();
+  #seq = 0;
   sent = 0;
   failed = 0;
+  /** Frames and bytes (headers and bodies) sent. */
+  frames = 0;
+  bytes = 0;
   lastError: string | undefined;
 
   constructor(redis: Redis, key: string, node: string, log: Logger) {
@@ -30,13 +67,36 @@ export class FrameSender {
     this.#log = log;
   }
 
+  #queue(kind: string): Queued {
+    let q = this.#buffers.get(kind);
+    if (!q) {
+      q = { items: [], binary: [], bytes: 0 };
+      this.#buffers.set(kind, q);
+    }
+    return q;
+  }
+
   /** Queue items of a kind; a full frame is sent at once (awaited), a partial one within 500 ms. */
   async push(kind: string, items: readonly unknown[]): Promise<void> {
     if (items.length === 0) return;
-    const buffer = this.#buffers.get(kind) ?? [];
-    buffer.push(...items);
-    this.#buffers.set(kind, buffer);
-    if (buffer.length >= BATCH) await this.flush();
+    const q = this.#queue(kind);
+    q.items.push(...items);
+    if (q.items.length >= BATCH) await this.flush();
+    else this.#timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
+  }
+
+  /**
+   * Queue binary items of a kind (their bytes are sent as they are, never encoded); 100 items or 1 MiB queued are
+   * sent at once (awaited), fewer within 500 ms.
+   */
+  async pushBinary(kind: string, items: readonly BinaryItem[]): Promise<void> {
+    if (items.length === 0) return;
+    const q = this.#queue(kind);
+    for (const item of items) {
+      q.binary.push(item);
+      q.bytes += item.body.length + JSON.stringify(item.head).length;
+    }
+    if (q.binary.length >= BATCH || q.bytes >= MAX_FRAME_BYTES) await this.flush();
     else this.#timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
   }
 
@@ -44,32 +104,90 @@ export class FrameSender {
   flush(): Promise<void> {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
-    const frames: Array<[string, unknown[]]> = [];
-    for (const [kind, items] of this.#buffers) {
-      for (let i = 0; i < items.length; i += BATCH) frames.push([kind, items.slice(i, i + BATCH)]);
+    const frames: Frame[] = [];
+    for (const [kind, q] of this.#buffers) {
+      for (let i = 0; i < q.items.length; i += BATCH) frames.push({ kind, items: q.items.slice(i, i + BATCH) });
+      frames.push(...this.#binaryFrames(kind, q.binary));
     }
     this.#buffers.clear();
     if (frames.length === 0) return this.#sending;
     this.#sending = this.#sending.then(async () => {
-      for (const [kind, items] of frames) {
-        try {
-          await this.#redis.xadd(this.#key, '*', 'from', this.#node, 'k', kind, 'm', JSON.stringify(items));
-          this.sent += items.length;
-        } catch (err) {
-          this.failed += items.length;
-          this.lastError = err instanceof Error ? err.message : String(err);
-          this.#log.warn({ err: this.lastError, kind, items: items.length }, 'frame not sent to the other members');
-        }
-      }
+      for (const frame of frames) await this.#send(frame);
     });
     return this.#sending;
   }
+
+  /** Binary items into frames of at most 100 pieces and MAX_FRAME_BYTES, splitting an item larger than that. */
+  #binaryFrames(kind: string, items: readonly BinaryItem[]): Frame[] {
+    const frames: Frame[] = [];
+    let pieces: PieceHeader[] = [];
+    let body: Buffer[] = [];
+    let bytes = 0;
+    const close = () => {
+      if (pieces.length > 0) frames.push({ kind, pieces, body });
+      pieces = [];
+      body = [];
+      bytes = 0;
+    };
+    for (const item of items) {
+      const headBytes = JSON.stringify(item.head).length + 96;
+      const room = Math.max(1024, MAX_FRAME_BYTES - headBytes);
+      if (item.body.length <= room) {
+        if (pieces.length >= BATCH || bytes + headBytes + item.body.length > MAX_FRAME_BYTES) close();
+        pieces.push({ h: item.head, n: item.body.length });
+        body.push(item.body);
+        bytes += headBytes + item.body.length;
+        continue;
+      }
+      // Larger than a frame: pieces of a frame each, numbered so the receiving half puts them together again.
+      close();
+      const seq = this.#seq++;
+      const total = item.body.length;
+      for (let o = 0, guard = 0; o < total && guard < 1_000_000; o += room, guard++) {
+        const part = item.body.subarray(o, Math.min(total, o + room));
+        frames.push({ kind, pieces: [{ h: item.head, n: part.length, s: seq, t: total, o }], body: [part] });
+      }
+    }
+    close();
+    return frames;
+  }
+
+  async #send(frame: Frame): Promise<void> {
+    const count = 'items' in frame ? frame.items.length : frame.pieces.length;
+    try {
+      if ('items' in frame) {
+        const m = JSON.stringify(frame.items);
+        await this.#redis.xadd(this.#key, '*', 'from', this.#node, 'k', frame.kind, 'm', m);
+        this.bytes += Buffer.byteLength(m);
+      } else {
+        const m = JSON.stringify(frame.pieces);
+        const b = frame.body.length === 1 ? (frame.body[0] as Buffer) : Buffer.concat(frame.body);
+        await this.#redis.xadd(this.#key, '*', 'from', this.#node, 'k', frame.kind, 'm', m, 'b', b);
+        this.bytes += Buffer.byteLength(m) + b.length;
+      }
+      this.frames++;
+      // A split item counts once, with its last piece.
+      this.sent += 'items' in frame ? count : frame.pieces.filter(isLastPiece).length;
+    } catch (err) {
+      this.failed += count;
+      this.lastError = err instanceof Error ? err.message : String(err);
+      this.#log.warn({ err: this.lastError, kind: frame.kind, items: count }, 'frame not sent to the other members');
+    }
+  }
 }
+
+function isLastPiece(p: PieceHeader): boolean {
+  return p.t === undefined || (p.o ?? 0) + p.n >= p.t;
+}
+
+/** Split items being put together, at most this many at a time (a sender that died mid-item leaves one behind). */
+const MAX_ASSEMBLING = 64;
 
 /**
  * The receiving half: this member's own consumer group on the stream (from its first entry, so a member that joins
  * late gets what is still there), handing the other members' frames to `apply` and acknowledging them. `apply` must
- * be idempotent: a frame can be delivered again after a crash.
+ * be idempotent: a frame can be delivered again after a crash. The items of a binary frame come to `apply` as
+ * {@link BinaryItem}s, a split one once all of its pieces are there.
  */
 export class FrameConsumer {
   readonly #redisUrl: string;
@@ -77,6 +195,9 @@ export class FrameConsumer {
   readonly #node: string;
   readonly #apply: (kind: string, items: unknown[]) => Promise<void>;
   readonly #log: Logger;
+  readonly #count: number;
+  /** Split items by `from|seq`: their pieces so far. */
+  readonly #assembling = new Map<string, { head: Record<string, unknown>; parts: Buffer[]; got: number }>();
   #conn: Redis | undefined;
   #stopped = false;
   #loop: Promise<void> | undefined;
@@ -89,12 +210,15 @@ export class FrameConsumer {
     node: string;
     apply: (kind: string, items: unknown[]) => Promise<void>;
     log: Logger;
+    /** Frames read (and applied together) at a time. @default 50 */
+    count?: number;
   }) {
     this.#redisUrl = options.redisUrl;
     this.#key = options.key;
     this.#node = options.node;
     this.#apply = options.apply;
     this.#log = options.log;
+    this.#count = Math.max(1, options.count ?? 50);
   }
 
   async start(): Promise<void> {
@@ -111,13 +235,14 @@ export class FrameConsumer {
   async #run(conn: Redis): Promise<void> {
     while (!this.#stopped) {
       try {
-        const reply = await conn.call(
+        // Binary replies: a binary frame's body stays the bytes it was sent as.
+        const reply = await conn.callBuffer(
           'XREADGROUP',
           'GROUP',
           this.#node,
           this.#node,
           'COUNT',
-          50,
+          this.#count,
           'BLOCK',
           500,
           'STREAMS',
@@ -128,23 +253,27 @@ export class FrameConsumer {
         // The frames of one read, merged by kind (one transaction per kind instead of one per frame), applied in the
         // order the kinds first came (a sender's rows come before the links to them).
         const byKind = new Map<string, unknown[]>();
-        for (const [, fields] of entries) {
-          const f = fieldsOf(fields);
-          if (f.from === this.#node) continue;
-          const items = parseItems(f.m ?? '');
-          if (!items) {
-            this.#log.warn({ kind: f.k }, 'a frame was not understood; skipped');
+        for (const { fields: f } of entries) {
+          const from = f.get('from')?.toString();
+          if (from === this.#node) continue;
+          const kind = f.get('k')?.toString() ?? '';
+          const body = f.get('b');
+          const items = parseItems(f.get('m')?.toString() ?? '');
+          const decoded = items && body ? this.#binaryItems(from ?? '', items, body) : items;
+          if (!decoded) {
+            this.#log.warn({ kind }, 'a frame was not understood; skipped');
             continue;
           }
-          const list = byKind.get(f.k ?? '') ?? [];
-          for (const item of items) list.push(item);
-          byKind.set(f.k ?? '', list);
+          const list = byKind.get(kind) ?? [];
+          for (const item of decoded) list.push(item);
+          byKind.set(kind, list);
         }
         for (const [kind, items] of byKind) {
+          if (items.length === 0) continue;
           await this.#apply(kind, items);
           this.applied += items.length;
         }
-        if (entries.length > 0) await conn.xack(this.#key, this.#node, ...entries.map(([id]) => id));
+        if (entries.length > 0) await conn.xack(this.#key, this.#node, ...entries.map((e) => e.id));
       } catch (err) {
         if (this.#stopped) break;
         this.#log.warn({ err: (err as Error).message }, 'frames not applied; trying again');
@@ -153,25 +282,79 @@ export class FrameConsumer {
     }
   }
 
+  /** A binary frame's items: heads from `m`, bytes sliced from `b`; a split item only with its last piece. */
+  #binaryItems(from: string, pieces: unknown[], body: Buffer): BinaryItem[] | undefined {
+    const out: BinaryItem[] = [];
+    let offset = 0;
+    for (const raw of pieces) {
+      const p = raw as PieceHeader;
+      if (!p || typeof p !== 'object' || typeof p.n !== 'number' || !p.h || typeof p.h !== 'object') return undefined;
+      if (offset + p.n > body.length) return undefined;
+      const bytes = body.subarray(offset, offset + p.n);
+      offset += p.n;
+      if (p.t === undefined) {
+        out.push({ head: p.h, body: bytes });
+        continue;
+      }
+      const id = `${from}|${p.s}`;
+      let a = this.#assembling.get(id);
+      if (!a || p.o === 0) {
+        a = { head: p.h, parts: [], got: 0 };
+        this.#assembling.set(id, a);
+        if (this.#assembling.size > MAX_ASSEMBLING) {
+          const oldest = this.#assembling.keys().next().value as string;
+          this.#assembling.delete(oldest);
+          this.#log.warn({ item: oldest }, 'a split item never got its last piece; dropped');
+        }
+      }
+      if ((p.o ?? 0) !== a.got) {
+        this.#log.warn(
+          { item: id, offset: p.o, expected: a.got },
+          'a piece of a split item came out of order; dropped',
+        );
+        this.#assembling.delete(id);
+        continue;
+      }
+      // Copied: the reply's buffer is not kept past this read.
+      a.parts.push(Buffer.from(bytes));
+      a.got += p.n;
+      if (a.got >= p.t) {
+        this.#assembling.delete(id);
+        out.push({ head: a.head, body: Buffer.concat(a.parts, a.got) });
+      }
+    }
+    return out;
+  }
+
   async stop(): Promise<void> {
     this.#stopped = true;
     await this.#loop?.catch(() => undefined);
+    this.#assembling.clear();
     if (this.#conn) await closeRedis(this.#conn);
   }
 }
 
-type Raw = [string, string[]];
-
-function streamEntries(reply: unknown): Raw[] {
-  if (!Array.isArray(reply) || reply.length === 0) return [];
-  const entries = (typeof reply[0] === 'string' ? reply[1] : (reply[0] as unknown[])?.[1]) as Raw[] | undefined;
-  return (entries ?? []).filter((e) => Array.isArray(e) && Array.isArray(e[1]));
+interface Entry {
+  id: string;
+  fields: Map<string, Buffer>;
 }
 
-function fieldsOf(fields: string[]): Record<string, string> {
-  const o: Record<string, string> = {};
-  for (let i = 0; i + 1 < fields.length; i += 2) o[fields[i] as string] = fields[i + 1] as string;
-  return o;
+/** XREADGROUP's binary reply, one stream: `[[key, [[id, [field, value, …]], …]]]`. */
+function streamEntries(reply: unknown): Entry[] {
+  if (!Array.isArray(reply) || reply.length === 0) return [];
+  const first = reply[0] as unknown;
+  const raw = (Buffer.isBuffer(first) || typeof first === 'string' ? reply[1] : (first as unknown[])?.[1]) as
+    | unknown[]
+    | undefined;
+  const out: Entry[] = [];
+  for (const e of raw ?? []) {
+    if (!Array.isArray(e) || !Array.isArray(e[1])) continue;
+    const values = e[1] as Buffer[];
+    const fields = new Map<string, Buffer>();
+    for (let i = 0; i + 1 < values.length; i += 2) fields.set(String(values[i]), values[i + 1] as Buffer);
+    out.push({ id: String(e[0]), fields });
+  }
+  return out;
 }
 
 function parseItems(text: string): unknown[] | undefined {
@@ -205,16 +388,32 @@ export async function framesCaughtUp(redis: Redis, key: string, members: readonl
   });
 }
 
-/** Drop frames every member's group has read and acknowledged (a multicast stream is trimmed behind the slowest). */
+/**
+ * Drop frames every member's group has read and acknowledged (a multicast stream is trimmed behind the slowest): up
+ * to a group's oldest pending frame while it has some, past its last delivered one otherwise.
+ */
 export async function trimFrames(redis: Redis, key: string): Promise<void> {
   if (!(await redis.exists(key))) return;
   let min: string | undefined;
   for (const g of groupsOf(await redis.call('XINFO', 'GROUPS', key))) {
-    if (Number(g.pending ?? 0) > 0) return;
-    const last = String(g['last-delivered-id'] ?? '0-0');
-    if (min === undefined || compareIds(last, min) < 0) min = last;
+    let bound: string;
+    if (Number(g.pending ?? 0) > 0) {
+      const summary = (await redis.call('XPENDING', key, String(g.name))) as unknown[];
+      const oldest = summary?.[1];
+      if (typeof oldest !== 'string') return;
+      bound = oldest;
+    } else {
+      bound = nextId(String(g['last-delivered-id'] ?? '0-0'));
+    }
+    if (min === undefined || compareIds(bound, min) < 0) min = bound;
   }
-  if (min && min !== '0-0') await redis.xtrim(key, 'MINID', min);
+  if (min && compareIds(min, '0-1') > 0) await redis.xtrim(key, 'MINID', min);
+}
+
+/** The smallest stream id after `id`. */
+function nextId(id: string): string {
+  const [ms, seq] = id.split('-').map(Number) as [number, number];
+  return `${ms}-${seq + 1}`;
 }
 
 function compareIds(a: string, b: string): number {

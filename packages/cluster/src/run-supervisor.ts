@@ -83,7 +83,7 @@ export async function supervise(ctx: SupervisorContext): Promise<void> {
       await ctx.redis.hincrby(run.rehomed, `${dead}|claimed`, r.claimed);
     }
   }
-  for (const key of [run.search, run.record]) await trimFrames(ctx.redis, key).catch(() => undefined);
+  for (const key of run.replicated) await trimFrames(ctx.redis, key).catch(() => undefined);
   if (!ending) {
     const saved = [...byNode(await ctx.redis.hgetall(run.progress)).values()].reduce((sum, row) => {
       const p = parseObject(row.p ?? '');
@@ -98,16 +98,15 @@ export async function supervise(ctx: SupervisorContext): Promise<void> {
   }
   const posted = await ctx.redis.hgetall(run.reports);
   if (liveMembers.some((m) => posted[m] === undefined)) return;
-  // Every member has applied the others' frames (the search and record channels) — or two minutes passed since the
-  // last part was posted, and the run completes anyway, saying so.
+  // Every member has applied the others' frames (the search, record, blob and vector channels) — or two minutes passed
+  // since the last part was posted, and the run completes anyway, saying so.
   await ctx.redis.set(run.postedAt, String(Date.now()), 'NX');
-  const caughtUp =
-    (await framesCaughtUp(ctx.redis, run.search, liveMembers)) &&
-    (await framesCaughtUp(ctx.redis, run.record, liveMembers));
+  let caughtUp = true;
+  for (const key of run.replicated) caughtUp = caughtUp && (await framesCaughtUp(ctx.redis, key, liveMembers));
   const since = Date.now() - Number((await ctx.redis.get(run.postedAt)) ?? Date.now());
   if (!caughtUp && since < SEARCH_WAIT_MS) return;
   if (!caughtUp)
-    ctx.log.warn({ waitedMs: since }, 'not every member applied the search and record channels; completing anyway');
+    ctx.log.warn({ waitedMs: since }, 'not every member applied the replicated channels; completing anyway');
   for (const m of members) {
     if (posted[m] === undefined)
       posted[m] = JSON.stringify({ error: 'left the cluster without a report (its heartbeat expired)' });

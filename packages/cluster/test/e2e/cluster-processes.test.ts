@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { silentLogger } from '@greenfinger/core';
+import { createRecordDatabase, SqliteVecFamily, silentLogger } from '@greenfinger/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AccessLogLine, type Corpus, startCorpus } from '../../../core/test/support/corpus.js';
 import { createTestDatabase, type TestDatabase } from '../../../core/test/support/pg.js';
@@ -109,7 +109,10 @@ async function setUp(records: Records = 'shared PostgreSQL', names = ['n1', 'n2'
 }
 
 /** `greenfinger crawl --cluster … --json` as a user runs it; resolves with its exit code and the merged report. */
-function crawl(w: World): Promise<{ code: number | null; report: ClusterRunReport | undefined; stderr: string }> {
+function crawl(
+  w: World,
+  options: { outputs?: string; args?: string[] } = {},
+): Promise<{ code: number | null; report: ClusterRunReport | undefined; stderr: string }> {
   const child = spawn(
     process.execPath,
     [
@@ -122,7 +125,8 @@ function crawl(w: World): Promise<{ code: number | null; report: ClusterRunRepor
       '--interval',
       '0',
       '--outputs',
-      'file+index',
+      options.outputs ?? 'file+index',
+      ...(options.args ?? []),
       '--json',
     ],
     { cwd: root, env: env(w), stdio: ['ignore', 'pipe', 'pipe'] },
@@ -186,6 +190,55 @@ function countsByPath(lines: AccessLogLine[]): Map<string, number> {
   return counts;
 }
 
+/** The files under a directory, as paths relative to it (empty when it is not there). */
+function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  const stack = [dir];
+  for (let i = 0; i < 1_000_000 && stack.length > 0; i++) {
+    const d = stack.pop() as string;
+    if (!existsSync(d)) continue;
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) stack.push(join(d, e.name));
+      else if (e.isFile()) out.push(relative(dir, join(d, e.name)));
+    }
+  }
+  return out.sort();
+}
+
+/**
+ * The largest each replicated channel's stream grew during a run (`MEMORY USAGE`, every 250 ms), by channel; stop()
+ * ends the sampling and gives them.
+ */
+function sampleStreams(w: World): { stop(): Promise<Record<string, number>> } {
+  const peaks: Record<string, number> = {};
+  let stopped = false;
+  const loop = (async () => {
+    for (let i = 0; i < 2_400 && !stopped; i++) {
+      for (const channel of ['search', 'record', 'blob', 'vectors']) {
+        const [, found] = await w.cluster.redis.scan(
+          '0',
+          'MATCH',
+          `${w.cluster.keys.prefix}run:*:${channel}`,
+          'COUNT',
+          1000,
+        );
+        for (const key of found) {
+          const bytes = Number((await w.cluster.redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0')) ?? 0);
+          peaks[channel] = Math.max(peaks[channel] ?? 0, bytes);
+        }
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await loop;
+      return peaks;
+    },
+  };
+}
+
 /** Pages saved over the cluster so far (the members' progress, flushed every 500 ms). */
 async function savedSoFar(client: ClusterClient): Promise<number> {
   return (await client.status()).members.reduce((sum, m) => sum + (m.run?.saved ?? 0), 0);
@@ -196,7 +249,9 @@ describe.each<Records>(['shared PostgreSQL', 'per-node SQLite'])(
   (records) => {
     it('every page fetched exactly once, each member a fair share, the merged report adds up, published once, the same top 10 everywhere', async () => {
       const w = await setUp(records);
+      const streams = sampleStreams(w);
       const { code, report, stderr } = await crawl(w);
+      const peaks = await streams.stop();
       expect(code, stderr).toBe(0);
       expect(report).toBeDefined();
       const r = report as ClusterRunReport;
@@ -205,6 +260,12 @@ describe.each<Records>(['shared PostgreSQL', 'per-node SQLite'])(
       const counts = countsByPath(pages);
       expect([...counts].filter(([, n]) => n > 1)).toEqual([]);
       expect(counts.size).toBeGreaterThanOrEqual(3290);
+      // Pictures too: each picture url is fetched by one member only (the run's picture registry).
+      const pictures = countsByPath(
+        w.corpus.accessLog().filter((l) => l.method === 'GET' && l.contentType.startsWith('image/')),
+      );
+      expect([...pictures].filter(([, n]) => n > 1)).toEqual([]);
+      expect(pictures.size).toBeGreaterThan(1000);
       const byAgent = new Map<string, number>();
       for (const l of pages) byAgent.set(l.userAgent, (byAgent.get(l.userAgent) ?? 0) + 1);
       for (const name of ['n1', 'n2', 'n3']) {
@@ -256,6 +317,53 @@ describe.each<Records>(['shared PostgreSQL', 'per-node SQLite'])(
         );
         expect(v0, name).toMatchObject({ saved: r.produced.saved, serving: true });
       }
+      if (records === 'per-node SQLite') {
+        // Every member's data root holds every saved page's files and every picture (the blob channel).
+        const assets = (name: string) => join(w.tmp.path, name, 'user', 'assets', r.catalogId, 'v0');
+        const pageFiles = Object.fromEntries(['n1', 'n2', 'n3'].map((n) => [n, filesUnder(join(assets(n), 'pages'))]));
+        const pictureFiles = Object.fromEntries(
+          ['n1', 'n2', 'n3'].map((n) => [n, filesUnder(join(assets(n), 'images'))]),
+        );
+        const texts = pageFiles.n1?.filter((f) => f.endsWith('.txt')) ?? [];
+        expect(texts.length).toBe(r.produced.saved);
+        expect(pageFiles.n1?.length).toBe(2 * r.produced.saved);
+        expect(pageFiles.n2).toEqual(pageFiles.n1);
+        expect(pageFiles.n3).toEqual(pageFiles.n1);
+        // Every picture row of the run has its file on every member (the pictures of a version, by content hash).
+        const db = await createRecordDatabase({ sqliteFile: join(w.tmp.path, 'n1', 'system', 'greenfinger.db') });
+        const rows = new Set<string>();
+        try {
+          for await (const batch of db.resources.iterateImages(r.catalogId, 0))
+            for (const row of batch) rows.add(row.path);
+        } finally {
+          await db.close();
+        }
+        const prefix = `assets/${r.catalogId}/v0/images/`;
+        expect(pictureFiles.n1).toEqual([...rows].map((p) => p.slice(prefix.length)).sort());
+        expect(pictureFiles.n1?.length).toBeGreaterThan(300);
+        expect(pictureFiles.n2).toEqual(pictureFiles.n1);
+        expect(pictureFiles.n3).toEqual(pictureFiles.n1);
+        // The same bytes on every member, for a sample of pages and pictures (every 50th).
+        const sample = [
+          ...(pageFiles.n1 ?? []).filter((_, i) => i % 50 === 0).map((f) => join('pages', f)),
+          ...(pictureFiles.n1 ?? []).filter((_, i) => i % 50 === 0).map((f) => join('images', f)),
+        ];
+        for (const f of sample) {
+          const one = readFileSync(join(assets('n1'), f));
+          expect(readFileSync(join(assets('n2'), f)).equals(one), f).toBe(true);
+          expect(readFileSync(join(assets('n3'), f)).equals(one), f).toBe(true);
+        }
+        const bytes = [
+          ...(pageFiles.n1 ?? []).map((f) => join('pages', f)),
+          ...(pictureFiles.n1 ?? []).map((f) => join('images', f)),
+        ].reduce((sum, f) => sum + statSync(join(assets('n1'), f)).size, 0);
+        console.log(
+          `per-node files: ${pageFiles.n1?.length} page files and ${pictureFiles.n1?.length} pictures on each member, ` +
+            `${(bytes / 1e6).toFixed(1)} MB (${Math.round(bytes / r.produced.saved)} bytes a saved page, each sent once on the blob channel); ` +
+            `peak stream memory (bytes) ${JSON.stringify(peaks)}, ` +
+            `${Math.round((peaks.blob ?? 0) / r.produced.saved)} blob-stream bytes per saved page at the peak`,
+        );
+      }
       for (const [i, q] of queries.entries()) {
         expect(tops.n1?.[i]?.length, q).toBe(10);
         expect(tops.n2?.[i], q).toEqual(tops.n1?.[i]);
@@ -266,11 +374,68 @@ describe.each<Records>(['shared PostgreSQL', 'per-node SQLite'])(
           ['n1', 'n2', 'n3']
             .map((n) => `${n} ${(((byAgent.get(`greenfinger-e2e/${n}`) ?? 0) / pages.length) * 100).toFixed(1)}%`)
             .join(', ') +
+          `; ${pictures.size} pictures each fetched once` +
           `; saved ${r.produced.saved} + ${r.urls.duplicateContent} duplicates; dispatched ${r.urls.dispatched} = handled ${r.urls.handled}`,
       );
     }, 300_000);
   },
 );
+
+describe('three member processes crawl the handbook, per-node SQLite, with vectors', () => {
+  it('every member’s embedded vector store holds every point of the run: the same top 10 by meaning on each', async () => {
+    const w = await setUp('per-node SQLite');
+    const { code, report, stderr } = await ended(
+      w,
+      crawl(w, { outputs: 'file+index+vector', args: ['--max-pages', '150'] }),
+    );
+    expect(code, stderr).toBe(0);
+    const r = report as ClusterRunReport;
+    expect(r.ending).toMatchObject({ published: true });
+    const points: Record<string, number> = {};
+    for (const name of ['n1', 'n2', 'n3']) {
+      const family = new SqliteVecFamily({
+        root: join(w.tmp.path, name, 'user', 'vector'),
+        collection: 'greenfinger_text',
+      });
+      try {
+        const stats = await family.stats();
+        points[name] = stats.collections
+          .flatMap((c) => c.versions)
+          .filter((v) => v.catalogId === r.catalogId && v.version === 0)
+          .reduce((sum, v) => sum + v.points, 0);
+      } finally {
+        await family.close();
+      }
+    }
+    // Each member embedded its own pages only; the others' points came on the vector channel.
+    const own = Object.fromEntries(Object.entries(r.byNode).map(([n, b]) => [n, b.produced.saved]));
+    expect(points.n1).toBeGreaterThanOrEqual(r.produced.saved);
+    expect(points.n2).toBe(points.n1);
+    expect(points.n3).toBe(points.n1);
+    const queries = ['network configuration', 'how to install a package'];
+    const tops: Record<string, string[][]> = {};
+    for (const name of ['n1', 'n2', 'n3']) {
+      tops[name] = queries.map((q) => {
+        const out = spawnSync(
+          process.execPath,
+          [bin, 'search', q, '--mode', 'meaning', '--json', '--size', '10', '--data', join(w.tmp.path, name)],
+          { cwd: root, encoding: 'utf8', env: env(w), timeout: 120_000 },
+        );
+        expect(out.status, out.stderr).toBe(0);
+        return (JSON.parse(out.stdout) as { results: Array<{ url: string }> }).results.map((x) => x.url);
+      });
+    }
+    for (const [i, q] of queries.entries()) {
+      expect(tops.n1?.[i]?.length, q).toBe(10);
+      expect(tops.n2?.[i], q).toEqual(tops.n1?.[i]);
+      expect(tops.n3?.[i], q).toEqual(tops.n1?.[i]);
+    }
+    console.log(
+      `three members with vectors: ${r.produced.saved} pages saved (by member ${JSON.stringify(own)}), ` +
+        `${points.n1} points on every member (${JSON.stringify(points)})`,
+    );
+  }, 300_000);
+});
 
 describe('three member processes crawl the handbook, shared PostgreSQL, one of them killed', () => {
   it('kill -9 of a follower after about 1,000 pages: the crawl completes, re-fetching at most what it had in flight', async () => {

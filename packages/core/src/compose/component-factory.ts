@@ -56,7 +56,8 @@ export class ComponentFactory implements NodeContext {
     this.layout = new DataLayout(settings.dataStore);
     this.log = log;
     this.components = components;
-    this.blobs = components.blobStore ? resolvePart(components.blobStore, this) : new LocalBlobStore(this.layout.user);
+    const blobs = components.blobStore ? resolvePart(components.blobStore, this) : new LocalBlobStore(this.layout.user);
+    this.blobs = components.wrapBlobStore?.(blobs, this) ?? blobs;
     this.published = new PublishedCatalogs(this.layout.indexRoot);
     this.runs = components.runRegistry?.(this) ?? new LocalRunRegistry(this.layout.system);
     const ctx = { ...this.#node(), database: () => this.database() };
@@ -135,13 +136,16 @@ export class ComponentFactory implements NodeContext {
 
   /** The vector store family: one collection per embedding width, and erase/purge/stats across all of them. */
   vectorFamily(): VectorStoreFamily {
-    this.#vectorFamily ??= this.components.vectorStores
-      ? resolvePart(this.components.vectorStores, this.#node())
-      : new SqliteVecFamily({
-          root: join(this.layout.user, 'vector'),
-          collection: this.settings.vectorCollection,
-          annMinPoints: this.settings.annMinPoints,
-        });
+    if (!this.#vectorFamily) {
+      const family = this.components.vectorStores
+        ? resolvePart(this.components.vectorStores, this.#node())
+        : new SqliteVecFamily({
+            root: join(this.layout.user, 'vector'),
+            collection: this.settings.vectorCollection,
+            annMinPoints: this.settings.annMinPoints,
+          });
+      this.#vectorFamily = this.components.wrapVectorStores?.(family, this.#node()) ?? family;
+    }
     return this.#vectorFamily;
   }
 

@@ -74,6 +74,13 @@ export interface GreenfingerComponents {
   embeddingClient?: Part<EmbeddingClient | Promise<EmbeddingClient>, NodeContext>;
   /** VectorStore family (one collection per embedding width). Default: sqlite-vec under user/vector. */
   vectorStores?: Part<VectorStoreFamily, NodeContext>;
+  /**
+   * Wraps the node's blob store once it is built (the default or `blobStore`), e.g. to send the files a run writes to
+   * other processes as well (a cluster member's `blob` channel): given the store, returns the one the node uses.
+   */
+  wrapBlobStore?: (store: BlobStore, ctx: NodeContext) => BlobStore;
+  /** Wraps the node's vector store family once it is built (the default or `vectorStores`), as `wrapBlobStore`. */
+  wrapVectorStores?: (family: VectorStoreFamily, ctx: NodeContext) => VectorStoreFamily;
   /** ExistingUrlPathFilter. Default: LevelDB + Bloom filter under system/dedup/url. */
   urlFilter?: Part<ExistingUrlPathFilter | Promise<ExistingUrlPathFilter>, NodeContext>;
   /** ContentDedupFilter for every catalog (instead of the one its name or GF_CONTENT_DEDUP picks). */
