@@ -16,7 +16,7 @@ const log = silentLogger();
  * own SQLite after), and CatalogCatchUp: a member started after catalogs were created, changed and published on the
  * leader holds their rows and its search registry serves the published version.
  */
-describe('admin verbs with --cluster, and the catalog catch-up of a member joining late', () => {
+describe('admin verbs and shell with --cluster, and the catalog catch-up of a member joining late', () => {
   let site: FixtureSite;
   let tmp: TempDir;
   let cluster: TestCluster;
@@ -145,5 +145,20 @@ describe('admin verbs with --cluster, and the catalog catch-up of a member joini
     } finally {
       await gf.close();
     }
+  }, 120_000);
+
+  it('shell --cluster: the prompt is a member; its rebuild is a cluster run, published by the leader', async () => {
+    const prompt = await runCli(
+      ['shell', '--cluster', cluster.name, '--node-name', 'p1', '--data', join(tmp.path, 'p1')],
+      env(),
+      90_000,
+      'rebuild --name docs\nstatus --all\n',
+    );
+    expect(prompt.code, prompt.stderr).toBe(0);
+    expect(prompt.stdout).toMatch(/^Published: catalog "docs" version 1 — saved \d+ pages/m);
+    expect(prompt.stdout).toMatch(/docs · rebuild v1 · done/);
+    expect(await leaderRow('docs')).toMatchObject({ searchVersion: 1, runningState: 'none' });
+    // It took part (its report sits in its own data root) and left: n1 is the only member again.
+    expect((await client.status()).members.map((m) => m.name)).toEqual(['n1']);
   }, 120_000);
 });

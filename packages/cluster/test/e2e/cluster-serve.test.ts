@@ -6,6 +6,7 @@ import { fixtureFacts } from '../../../core/test/support/fixture-facts.js';
 import { type FixtureSite, startFixtureSite } from '../../../core/test/support/fixture-site.js';
 import { createTempDir, type TempDir } from '../../../core/test/support/tmp.js';
 import { ClusterClient } from '../../src/cluster-client.js';
+import type { ClusterRunReport } from '../../src/cluster-report.js';
 import { bin, type Proc, startProc, stopAll } from '../support/processes.js';
 import { type TestCluster, testCluster, testRedisUrl, until } from '../support/redis.js';
 
@@ -108,7 +109,12 @@ describe('serve --cluster: the REST API of a member', () => {
     const t0 = Date.now();
     // The job follows the cluster run: running with the members' counters added up, then the merged report.
     const seen: Array<{ state: string; saved: number }> = [];
-    let job: Record<string, any> = {};
+    let job = {} as {
+      state: string;
+      error: unknown;
+      counters: { saved: number } | null;
+      report: ClusterRunReport;
+    };
     await until(
       'the job ended',
       async () => {
@@ -124,7 +130,7 @@ describe('serve --cluster: the REST API of a member', () => {
     const report = job.report;
     expect(report.nodes).toEqual(['api', 'n1', 'n2']);
     expect(Object.keys(report.byNode).sort()).toEqual(['api', 'n1', 'n2']);
-    for (const n of ['api', 'n1', 'n2']) expect(report.byNode[n].produced.saved).toBeGreaterThan(0);
+    for (const n of ['api', 'n1', 'n2']) expect(report.byNode[n]?.produced.saved).toBeGreaterThan(0);
     expect(report.produced.saved).toBe(fixtureFacts.savedCount);
     expect(report.ending).toMatchObject({ reason: 'frontier-drained', published: true });
     expect(report.runId).toBeTruthy();

@@ -16,9 +16,11 @@ export interface Proc {
 }
 
 /** Start `greenfinger ARGS` (the built CLI) with `env`; stdout and stderr are kept. */
-export function startProc(name: string, args: string[], env: NodeJS.ProcessEnv): Proc {
+export function startProc(name: string, args: string[], env: NodeJS.ProcessEnv, input?: string): Proc {
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`pnpm run build\` first`);
-  const child = spawn(process.execPath, [bin, ...args], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const stdin = input === undefined ? 'ignore' : 'pipe';
+  const child = spawn(process.execPath, [bin, ...args], { cwd: repoRoot, env, stdio: [stdin, 'pipe', 'pipe'] });
+  if (input !== undefined) child.stdin?.end(input);
   let out = '';
   let err = '';
   child.stdout?.on('data', (b: Buffer) => {
@@ -31,13 +33,14 @@ export function startProc(name: string, args: string[], env: NodeJS.ProcessEnv):
   return { name, child, stderr: () => err, stdout: () => out, exited };
 }
 
-/** Run `greenfinger ARGS` to its end (at most `timeoutMs`): exit code, stdout, stderr. */
+/** Run `greenfinger ARGS` to its end (at most `timeoutMs`), `input` on its stdin: exit code, stdout, stderr. */
 export async function runCli(
   args: string[],
   env: NodeJS.ProcessEnv,
   timeoutMs = 60_000,
+  input?: string,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const p = startProc('cli', args, env);
+  const p = startProc('cli', args, env, input);
   const timer = setTimeout(() => p.child.kill('SIGKILL'), timeoutMs);
   const code = await p.exited;
   clearTimeout(timer);
