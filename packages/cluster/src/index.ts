@@ -1,4 +1,5 @@
 export { mirrorWrite, upsertCatalog } from './admin-mirror.js';
+export { blobReplicaConsumer, isPerNodeBlobStore, replicatedBlobs } from './blob-replica.js';
 export { CATALOG_ROWS_OP, type CatchUp, catalogRows, catchUpCatalogs } from './catalog-catch-up.js';
 export { ADMIN_OPS, type AdminRouting, ClusterAdminWriter } from './cluster-admin-writer.js';
 export { ClusterCrawlRunner, type ClusterCrawlRunnerOptions } from './cluster-crawl-runner.js';
@@ -15,6 +16,14 @@ export { LeaderGateway, type LeaderHandler, type LeaderRequest } from './leader-
 export { LeaderLease, type LeaseHolder } from './leader-lease.js';
 export { LuaScript } from './lua-script.js';
 export { type MemberInfo, Membership, type MembershipChange } from './membership.js';
+export {
+  type BinaryItem,
+  FrameConsumer,
+  FrameSender,
+  framesCaughtUp,
+  MAX_FRAME_BYTES,
+  trimFrames,
+} from './multicast-frames.js';
 export { closeRedis, connectRedis, maskRedisUrl } from './redis-connection.js';
 export { openRemoteAdmin, type RemoteAdmin } from './remote-admin.js';
 export * from './redis-render-memory.js';
@@ -26,4 +35,5 @@ export { RING_POINTS, RunRing } from './run-ring.js';
 export { currentRun, expireRun, FINISHED_RUN_TTL_SECONDS, RUN_TTL_SECONDS, supervise } from './run-supervisor.js';
 export { byNode, SharedCounters } from './shared-counters.js';
 export { seenBuckets, seenMember } from './url-seen.js';
+export { isPerNodeVectorFamily, replicatedVectors, vectorReplicaConsumer } from './vector-replica.js';
 export { decodeTask, encodeTask } from './wire.js';
