@@ -15,6 +15,7 @@ import {
   type Logger,
   loadSettings,
   type NodeContext,
+  type PolitenessContext,
   type RecordDatabase,
   type RunContext,
   reportStamp,
@@ -26,6 +27,7 @@ import { blobReplicaConsumer, isPerNodeBlobStore, replicatedBlobs } from './blob
 import { CATALOG_ROWS_OP, catalogRows, catchUpCatalogs } from './catalog-catch-up.js';
 import { ADMIN_OPS, ClusterAdminWriter } from './cluster-admin-writer.js';
 import { ClusterContentDedup } from './cluster-content-dedup.js';
+import { ClusterPoliteness } from './cluster-politeness.js';
 import { ClusterCrawlRunner } from './cluster-crawl-runner.js';
 import { ControlChannel, type ControlMessage } from './control-channel.js';
 import { ClusterKeys, checkName } from './keys.js';
@@ -37,7 +39,7 @@ import { recordReplicaConsumer, replicatedRecords } from './record-replica.js';
 import { closeRedis, connectRedis } from './redis-connection.js';
 import { RedisPictureRegistry } from './redis-picture-registry.js';
 import { RedisRenderMemory } from './redis-render-memory.js';
-import { decodeRunInfo, type RunInfo } from './run-info.js';
+import { decodeRunInfo, type PolitenessScope, politenessScope, type RunInfo } from './run-info.js';
 import { postPart, takePart } from './run-member.js';
 import { currentRun, RUN_TTL_SECONDS, supervise } from './run-supervisor.js';
 import { IndexReplicaChannel, indexReplicaConsumer } from './search-replica.js';
@@ -62,6 +64,8 @@ export interface ClusterNodeOptions {
   heartbeatMs?: number;
   /** Leader lease. @default 5000 */
   leaseMs?: number;
+  /** Whose per-host budget the catalog's is, in the runs this member starts as leader. @default GF_CLUSTER_POLITENESS, else member */
+  politeness?: PolitenessScope | undefined;
 }
 
 /** What a crawl request sent to the leader names (a catalog, as `crawl` takes it, and the verb). */
@@ -125,6 +129,7 @@ export class ClusterNode {
   #supervising = false;
   #leaving: Promise<void> | undefined;
   #closed = false;
+  #politeness: PolitenessScope = 'member';
 
   private constructor(init: {
     name: string;
@@ -188,6 +193,7 @@ export class ClusterNode {
       leaseMs: options.leaseMs ?? 5000,
       info: { dataRoot: base.dataStore, threads: options.threads ?? null },
     });
+    node.#politeness = politenessScope(options.politeness, options.env);
     try {
       await node.membership.join();
       node.#gf = await Greenfinger.open({
@@ -299,6 +305,23 @@ export class ClusterNode {
         const run = this.#runs.get(ctx.catalog.id);
         if (!run || run.version !== ctx.version) return undefined;
         return new RedisPictureRegistry(redis, this.keys.run(run.runId).pictures, this.name, this.#log);
+      },
+      // GF_CLUSTER_POLITENESS=cluster: the catalog's per-host budget holds for the members together (cluster-politeness.ts).
+      politeness: (ctx: PolitenessContext & RunContext) => {
+        const run = this.#runs.get(ctx.catalog.id);
+        const local = ctx.createDefault();
+        if (!run || run.version !== ctx.version || run.politeness !== 'cluster') return local;
+        const s = ctx.catalog.settings;
+        return new ClusterPoliteness({
+          local,
+          redis,
+          prefix: this.keys.polite,
+          member: this.name,
+          maxPerHost: s.hostConcurrency,
+          intervalMs: s.intervalMs,
+          crawlDelayMs: (host) => ctx.crawlDelayMs(host),
+          log: this.#log,
+        });
       },
       frontier: async (ctx: RunContext) => {
         const frontier = await LevelFrontier.open(ctx.layout.frontierDir(ctx.catalog.id, ctx.version));
@@ -433,6 +456,7 @@ export class ClusterNode {
       buckets: seenBuckets(catalog.settings.maxPages),
       startedAt: new Date().toISOString(),
       from: this.name,
+      politeness: this.#politeness,
     };
     const claimed = await this.#redis.set(this.keys.currentRun, JSON.stringify(info), 'EX', RUN_TTL_SECONDS, 'NX');
     if (claimed !== 'OK') {

@@ -56,6 +56,10 @@ export class ClusterKeys {
   get currentRun(): string {
     return `${this.prefix}run:current`;
   }
+  /** Prefix of the hosts' shared budgets (ClusterPoliteness): `…polite:<host>` (slots held) and `…:next`. */
+  get polite(): string {
+    return `${this.prefix}polite:`;
+  }
   /** The highest version published per catalog, with the token that published it. */
   published(catalogId: string): string {
     return `${this.prefix}published:${catalogId}`;

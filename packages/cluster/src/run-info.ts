@@ -1,4 +1,4 @@
-import type { Catalog, CrawlVerb } from '@greenfinger/core';
+import { type Catalog, ConfigError, type CrawlVerb } from '@greenfinger/core';
 import { num, parseObject, str } from './wire.js';
 
 /**
@@ -15,7 +15,16 @@ export interface RunInfo {
   startedAt: string;
   /** The member that started it. */
   from: string;
+  /**
+   * Whose per-host budget the catalog's `hostConcurrency` and `intervalMs` are: each member's (`member`, N members
+   * send up to N times it to one host), or the cluster's as a whole (`cluster`: shared in Redis). Chosen by the
+   * leader (GF_CLUSTER_POLITENESS), so every member of a run applies the same.
+   */
+  politeness: PolitenessScope;
 }
+
+export type PolitenessScope = 'member' | 'cluster';
+export const POLITENESS_SCOPES: readonly PolitenessScope[] = ['member', 'cluster'];
 
 const ACTIONS: readonly string[] = ['crawl', 'update', 'merge', 'rebuild'];
 
@@ -38,5 +47,17 @@ export function decodeRunInfo(input: string | Record<string, unknown>): RunInfo 
     buckets,
     startedAt: str(o, 'startedAt') ?? new Date().toISOString(),
     from: str(o, 'from') ?? '?',
+    politeness: str(o, 'politeness') === 'cluster' ? 'cluster' : 'member',
   };
+}
+
+/** The politeness scope a leader gives its runs: the option, else GF_CLUSTER_POLITENESS, else `member`. */
+export function politenessScope(option: string | undefined, env: NodeJS.ProcessEnv = process.env): PolitenessScope {
+  const value = (option ?? env.GF_CLUSTER_POLITENESS ?? 'member').trim().toLowerCase();
+  if ((POLITENESS_SCOPES as readonly string[]).includes(value)) return value as PolitenessScope;
+  throw new ConfigError(
+    option === undefined ? 'GF_CLUSTER_POLITENESS' : '--politeness',
+    `"${value}" is not a politeness scope`,
+    'use member (each member its own per-host budget) or cluster (one budget shared by every member)',
+  );
 }

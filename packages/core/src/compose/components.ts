@@ -10,6 +10,7 @@ import type { DocumentConsumer } from '../engine/flow/consumers.js';
 import type { CrawlEventFilter, CrawlListener } from '../engine/flow/crawl-events.js';
 import type { PictureRegistry } from '../engine/picture-registry.js';
 import type { Extractor } from '../fetch/extractor.js';
+import type { Pacer } from '../fetch/politeness.js';
 import type { RenderMemory } from '../fetch/render-memory.js';
 import type { CrawlFrontier } from '../frontier/frontier.js';
 import type { SearchIndex } from '../index/search-index.js';
@@ -43,6 +44,14 @@ export interface FetcherContext extends NodeContext {
   readonly connectionsPerOrigin: number;
   /** Build the fetcher the catalog names (by default `http`), for a replacement that wraps it. */
   createDefault(): Extractor;
+}
+
+/** What a politeness replacement is built with. */
+export interface PolitenessContext extends NodeContext {
+  /** Build the default (per-host slots and interval of this process, robots.txt Crawl-delay), for one that wraps it. */
+  createDefault(): Politeness & Partial<Pacer>;
+  /** A host's robots.txt Crawl-delay in milliseconds, when it has one (read once per host). */
+  crawlDelayMs(host: string): Promise<number | undefined>;
 }
 
 /** Something that answers whether a url may be offered to the frontier: the UrlPathAcceptor chain. */
@@ -93,7 +102,7 @@ export interface GreenfingerComponents {
    * Per-host politeness of one run. Default: HostPoliteness with the catalog's concurrency and interval. A
    * replacement that also has `pace(host, signal)` (see `Pacer`) spaces a rendered page's own requests too.
    */
-  politeness?: (ctx: RunContext) => Politeness;
+  politeness?: (ctx: PolitenessContext & RunContext) => Politeness;
   /**
    * Who fetches each picture url of one run when other processes crawl the same run (a cluster: one member fetches a
    * picture, the others link the row it became). Default: none — a run fetches each picture url once by itself.

@@ -349,15 +349,24 @@ export function vectorOutput(
 
 /**
  * Per-host politeness of a run; robots.txt's Crawl-delay lengthens the interval of its host. The default also
- * paces a rendered page's own requests (`pace`) by the same interval, inside the slot the page holds.
+ * paces a rendered page's own requests (`pace`) by the same interval, inside the slot the page holds. A replacement
+ * (`components.politeness`) may wrap the default (a cluster's shares its hosts' budget between members).
  */
 export function assemblePoliteness(
   f: ComponentFactory,
   ctx: RunContext,
   robots?: RobotsProvider,
 ): Politeness & Partial<Pacer> {
-  const own = f.components.politeness?.(ctx);
-  if (own) return own;
+  const crawlDelayMs = async (host: string) =>
+    robots ? await robots.crawlDelayMs(`http://${host}/`).catch(() => undefined) : undefined;
+  const createDefault = () => defaultPoliteness(ctx, crawlDelayMs);
+  return f.components.politeness?.({ ...ctx, createDefault, crawlDelayMs }) ?? createDefault();
+}
+
+function defaultPoliteness(
+  ctx: RunContext,
+  crawlDelayMs: (host: string) => Promise<number | undefined>,
+): Politeness & Pacer {
   const s = ctx.catalog.settings;
   // A folder's files are local: no interval, and as many reads at once as the catalog has threads.
   const politeness = isFileUrl(ctx.catalog.url)
@@ -365,10 +374,8 @@ export function assemblePoliteness(
     : new HostPoliteness({ maxPerHost: s.hostConcurrency, minIntervalMs: s.intervalMs });
   return {
     acquire: async (host) => {
-      if (robots) {
-        const delay = await robots.crawlDelayMs(`http://${host}/`).catch(() => undefined);
-        if (delay !== undefined) politeness.setCrawlDelay(host, delay);
-      }
+      const delay = await crawlDelayMs(host);
+      if (delay !== undefined) politeness.setCrawlDelay(host, delay);
       return politeness.acquire(host);
     },
     // The page's acquire above already read its host's Crawl-delay.

@@ -14,7 +14,7 @@ export { FileExtractor, type FileExtractorOptions, fileEtag, MAX_FOLDER_ENTRIES 
 export { FileRenderMemory, type FileRenderMemoryOptions } from './file-render-memory.js';
 export { FILE_TYPES, FOLDER_TYPE, fileContentType, UNKNOWN_FILE_TYPE } from './file-types.js';
 export { HttpExtractor, type HttpExtractorOptions } from './http-extractor.js';
-export { HostPoliteness, type HostPolitenessOptions, type Release } from './politeness.js';
+export { HostPoliteness, type HostPolitenessOptions, type Pacer, type Release } from './politeness.js';
 export {
   adviseRender,
   DEFAULT_RENDER_POLICY,
