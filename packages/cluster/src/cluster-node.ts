@@ -27,8 +27,8 @@ import { blobReplicaConsumer, isPerNodeBlobStore, replicatedBlobs } from './blob
 import { CATALOG_ROWS_OP, catalogRows, catchUpCatalogs } from './catalog-catch-up.js';
 import { ADMIN_OPS, ClusterAdminWriter } from './cluster-admin-writer.js';
 import { ClusterContentDedup } from './cluster-content-dedup.js';
-import { ClusterPoliteness } from './cluster-politeness.js';
 import { ClusterCrawlRunner } from './cluster-crawl-runner.js';
+import { ClusterPoliteness } from './cluster-politeness.js';
 import { ControlChannel, type ControlMessage } from './control-channel.js';
 import { ClusterKeys, checkName } from './keys.js';
 import { LeaderGateway, type LeaderHandler } from './leader-gateway.js';
@@ -39,6 +39,9 @@ import { recordReplicaConsumer, replicatedRecords } from './record-replica.js';
 import { closeRedis, connectRedis } from './redis-connection.js';
 import { RedisPictureRegistry } from './redis-picture-registry.js';
 import { RedisRenderMemory } from './redis-render-memory.js';
+import { ReplayMember } from './replay-member.js';
+import { currentReplayKey } from './replay-protocol.js';
+import { type ClusterReplayRequest, startReplay } from './replay-scatter.js';
 import { decodeRunInfo, type PolitenessScope, politenessScope, type RunInfo } from './run-info.js';
 import { postPart, takePart } from './run-member.js';
 import { currentRun, RUN_TTL_SECONDS, supervise } from './run-supervisor.js';
@@ -124,6 +127,8 @@ export class ClusterNode {
   #ownBlobs: BlobStore | undefined;
   #ownVectors: VectorStoreFamily | undefined;
   readonly #onCompleted: Array<(m: ControlMessage) => void> = [];
+  /** Its part in a replay scattered over the cluster (replay-member.ts). */
+  #replay: ReplayMember | undefined;
   #leaseTimer: NodeJS.Timeout | undefined;
   #superviseTimer: NodeJS.Timeout | undefined;
   #supervising = false;
@@ -205,6 +210,17 @@ export class ClusterNode {
       await node.control.subscribe(subscriber, (m) => node.#onControl(m));
       await node.#leaseTick();
       node.#scheduleLease();
+      node.#replay = new ReplayMember({
+        name,
+        keys,
+        redisUrl,
+        gf: node.gf,
+        local: () => node.#localWriter(),
+        ownBlobs: () => node.#ownBlobs,
+        ownVectors: () => node.#ownVectors,
+        log: options.log,
+      });
+      await node.#replay.start();
       // CatalogCatchUp: rows created, changed or published while this member was away (per-node databases only).
       if (!node.isLeader())
         await catchUpCatalogs({ gf: node.gf, gateway: node.gateway, local: () => node.#localWriter(), log: node.#log });
@@ -286,12 +302,19 @@ export class ClusterNode {
       // The blob and vector channels: with stores of its own, a run's files and points go to the others'.
       wrapBlobStore: (store: BlobStore) => {
         this.#ownBlobs = store;
-        return replicatedBlobs(store, (catalogId, version) => this.#senderOf(this.#blobSenders, catalogId, version));
+        return replicatedBlobs(
+          store,
+          (catalogId, version) =>
+            this.#senderOf(this.#blobSenders, catalogId, version) ?? this.#replay?.sender('blob', catalogId, version),
+        );
       },
       wrapVectorStores: (family: VectorStoreFamily) => {
         this.#ownVectors = family;
-        return replicatedVectors(family, (catalogId, version) =>
-          this.#senderOf(this.#vectorSenders, catalogId, version),
+        return replicatedVectors(
+          family,
+          (catalogId, version) =>
+            this.#senderOf(this.#vectorSenders, catalogId, version) ??
+            this.#replay?.sender('vectors', catalogId, version),
         );
       },
       // The search channel: pages this member saves go to the others' embedded indexes (search-replica.ts).
@@ -415,6 +438,19 @@ export class ClusterNode {
     const handlers: Record<string, LeaderHandler> = {
       crawl: (req: ClusterCrawlRequest) => this.#startRun(req),
       stop: (reason: string) => this.#stopRun(reason === 'max-pages' ? 'max-pages' : 'interrupted'),
+      replay: (req: ClusterReplayRequest) =>
+        startReplay(
+          {
+            name: this.name,
+            keys: this.keys,
+            redis: this.#redis,
+            redisUrl: this.redisUrl,
+            gf: this.gf,
+            membership: this.membership,
+            log: this.#log,
+          },
+          req,
+        ),
       [CATALOG_ROWS_OP]: () => catalogRows(this.gf),
     };
     for (const op of ADMIN_OPS) {
@@ -441,6 +477,11 @@ export class ClusterNode {
         `cluster "${this.keys.cluster}" is running ${busy.action} of "${busy.catalog.name}" (run ${busy.runId})`,
         { fix: 'wait for it to complete, or stop it with `greenfinger pause --cluster`' },
       );
+    }
+    if (await this.#redis.exists(currentReplayKey(this.keys))) {
+      throw new CrawlerError('CONFLICT', `cluster "${this.keys.cluster}" is replaying a catalog`, {
+        fix: 'wait for the replay to end (replay --cluster prints its report then)',
+      });
     }
     const catalogs = await this.gf.catalogs();
     const { catalog: resolved, created } =
@@ -691,6 +732,7 @@ export class ClusterNode {
     await this.#stopLeading();
     for (const list of this.#replicas.values()) for (const c of list) await c.stop();
     this.#replicas.clear();
+    await this.#replay?.stop();
     await this.membership.leave().catch(() => undefined);
     await this.lease.release().catch(() => undefined);
     await this.#gf?.close();

@@ -635,7 +635,8 @@ function emptyCounts(): FileReplayCounts {
   return { checked: 0, intact: 0, written: 0, changed: 0, unreachable: 0 };
 }
 
-function normalizeLayers(layers: ReplayLayer[]): ReplayLayer[] {
+/** The layers as a replay runs them (file → index → vector). @throws ConfigError for none, or a name it does not know */
+export function normalizeLayers(layers: ReplayLayer[]): ReplayLayer[] {
   const bad = layers.filter((l) => !REPLAY_ORDER.includes(l));
   if (bad.length > 0 || layers.length === 0) {
     throw new ConfigError(
