@@ -390,12 +390,15 @@ export async function framesCaughtUp(redis: Redis, key: string, members: readonl
 
 /**
  * Drop frames every member's group has read and acknowledged (a multicast stream is trimmed behind the slowest): up
- * to a group's oldest pending frame while it has some, past its last delivered one otherwise.
+ * to a group's oldest pending frame while it has some, past its last delivered one otherwise. `members`: only their
+ * groups count (a dead member's group, which no longer moves, does not hold the stream back).
  */
-export async function trimFrames(redis: Redis, key: string): Promise<void> {
+export async function trimFrames(redis: Redis, key: string, members?: readonly string[]): Promise<void> {
   if (!(await redis.exists(key))) return;
+  const counted = members ? new Set(members) : undefined;
   let min: string | undefined;
   for (const g of groupsOf(await redis.call('XINFO', 'GROUPS', key))) {
+    if (counted && !counted.has(String(g.name))) continue;
     let bound: string;
     if (Number(g.pending ?? 0) > 0) {
       const summary = (await redis.call('XPENDING', key, String(g.name))) as unknown[];

@@ -83,7 +83,7 @@ export async function supervise(ctx: SupervisorContext): Promise<void> {
       await ctx.redis.hincrby(run.rehomed, `${dead}|claimed`, r.claimed);
     }
   }
-  for (const key of run.replicated) await trimFrames(ctx.redis, key).catch(() => undefined);
+  for (const key of run.replicated) await trimFrames(ctx.redis, key, liveMembers).catch(() => undefined);
   if (!ending) {
     const saved = [...byNode(await ctx.redis.hgetall(run.progress)).values()].reduce((sum, row) => {
       const p = parseObject(row.p ?? '');

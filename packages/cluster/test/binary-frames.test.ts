@@ -152,6 +152,26 @@ describe('binary frames', () => {
     expect(replicatedBlobs(shared, () => sender)).toBe(shared);
   });
 
+  it('a stream is trimmed behind the live members’ groups only: a dead member’s group does not hold it back', async () => {
+    await using cluster = await testCluster();
+    const key = cluster.keys.run('r1').blob;
+    const readers = [collector(key, 'n1'), collector(key, 'n2'), collector(key, 'n3')];
+    for (const r of readers) await r.consumer.start();
+    const sender = new FrameSender(cluster.redis, key, 'n1', log);
+    await sender.pushBinary('file', [{ head: { key: 'a' }, body: randomBytes(10) }]);
+    await sender.flush();
+    await until('caught up', () => framesCaughtUp(cluster.redis, key, ['n1', 'n2', 'n3']));
+    await readers[2]?.consumer.stop(); // n3 dies: its group stays where it was
+    await sender.pushBinary('file', [{ head: { key: 'b' }, body: randomBytes(10) }]);
+    await sender.flush();
+    await until('n1 and n2 caught up', () => framesCaughtUp(cluster.redis, key, ['n1', 'n2']));
+    await trimFrames(cluster.redis, key);
+    expect(await cluster.redis.xlen(key)).toBe(1); // held back by n3's group
+    await trimFrames(cluster.redis, key, ['n1', 'n2']);
+    expect(await cluster.redis.xlen(key)).toBe(0);
+    for (const r of readers.slice(0, 2)) await r.consumer.stop();
+  });
+
   it('the vector channel: points reach the other member’s sqlite-vec collection exactly, deletes in order, idempotent', async () => {
     await using cluster = await testCluster();
     using a = createTempDir('gf-vec-a-');
