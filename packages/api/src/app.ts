@@ -14,6 +14,7 @@ import type { ApiContext } from './context.js';
 import { installErrorEnvelope } from './envelope.js';
 import { authRoutes } from './routes/auth-routes.js';
 import { catalogRoutes } from './routes/catalog-routes.js';
+import { type ClusterView, clusterRoutes } from './routes/cluster-routes.js';
 import { crawlRoutes } from './routes/crawl-routes.js';
 import { jobRoutes } from './routes/job-routes.js';
 import { resourceRoutes } from './routes/resource-routes.js';
@@ -23,6 +24,7 @@ import { endAllStreams } from './sse.js';
 import { registerWeb } from './web.js';
 
 export { API_VERSION } from './api-version.js';
+export type { ClusterView } from './routes/cluster-routes.js';
 
 export interface ApiOptions {
   /** Replace the login limiter (tests). */
@@ -33,6 +35,8 @@ export interface ApiOptions {
   web?: boolean;
   /** The folder the page is served from. @default packages/web/dist */
   webRoot?: string;
+  /** The cluster this server is a member of (`serve --cluster`), for `GET /v2/cluster`. @default none */
+  cluster?: ClusterView;
 }
 
 /**
@@ -102,6 +106,7 @@ export async function buildApp(gf: Greenfinger, options: ApiOptions = {}): Promi
   searchRoutes(app, ctx);
   resourceRoutes(app, ctx);
   jobRoutes(app, ctx);
+  clusterRoutes(app, ctx, options.cluster);
   if (options.web ?? gf.settings.apiWeb) await registerWeb(app, options.webRoot);
   return app;
 }

@@ -94,6 +94,10 @@ describe('serve --cluster: the REST API of a member', () => {
     const login = await api('POST', '/v2/login', { username: 'admin', password: PASSWORD });
     expect(login.status, login.text).toBe(200);
     token = login.json().data.token;
+    // GET /v2/cluster: the members and the leader as status --cluster reads them.
+    const view = (await api('GET', '/v2/cluster')).json().data;
+    expect(view).toMatchObject({ cluster: cluster.name, leader: { name: 'n1' }, run: null });
+    expect(view.members.map((m: { name: string }) => m.name)).toEqual(['api', 'n1', 'n2']);
   });
 
   it('creates a catalog through the leader, runs a crawl job on the cluster with live progress, and searches', async () => {

@@ -1,5 +1,5 @@
 import { startServer } from '@greenfinger/api';
-import type { ClusterNode } from '@greenfinger/cluster';
+import { ClusterClient, type ClusterNode } from '@greenfinger/cluster';
 import { createLogger, Greenfinger, unknownEnv } from '@greenfinger/core';
 import { intArg } from '../args.js';
 import { type CommandSpec, defineCommand } from '../command-spec.js';
@@ -50,6 +50,7 @@ export const SERVE_COMMAND = defineCommand<ServeOptions>({
 async function runServe(opts: ServeOptions, io: Io): Promise<number> {
   let gf: Greenfinger | undefined;
   let node: ClusterNode | undefined;
+  let client: ClusterClient | undefined;
   try {
     const log = createLogger({ destination: 1 });
     const unknown = unknownEnv();
@@ -59,7 +60,11 @@ async function runServe(opts: ServeOptions, io: Io): Promise<number> {
       gf = node.gf;
     } else gf = await Greenfinger.open({ settings: { dataStore: opts.data }, log });
     gf.factory.probeDataRoot();
-    const server = await startServer(gf, { host: opts.host, port: opts.port });
+    // GET /v2/cluster: the members, the leader and the run, as `status --cluster` reads them.
+    if (node) client = await ClusterClient.open({ cluster: node.keys.cluster, redisUrl: node.redisUrl, log });
+    const statusOf = client;
+    const cluster = statusOf ? { name: statusOf.keys.cluster, status: () => statusOf.status() } : undefined;
+    const server = await startServer(gf, { host: opts.host, port: opts.port, cluster });
     io.err(
       `greenfinger: serving ${server.url}/v2 (description: ${server.url}/v2/openapi.json, docs: ${server.url}/v2/docs)\n`,
     );
@@ -73,11 +78,13 @@ async function runServe(opts: ServeOptions, io: Io): Promise<number> {
     const close = member
       ? async () => {
           await server.app.close();
+          await statusOf?.close();
           await member.leave();
         }
       : server.close;
     return await untilSignal(close, gf.settings.stopDeadlineMs, io);
   } catch (err) {
+    await client?.close().catch(() => undefined);
     if (node) await node.close().catch(() => undefined);
     else await gf?.close().catch(() => undefined);
     return reportError(io, err);
