@@ -40,7 +40,7 @@ import { closeRedis, connectRedis } from './redis-connection.js';
 import { RedisPictureRegistry } from './redis-picture-registry.js';
 import { RedisRenderMemory } from './redis-render-memory.js';
 import { ReplayMember } from './replay-member.js';
-import { currentReplayKey } from './replay-protocol.js';
+import { activeReplay } from './replay-protocol.js';
 import { type ClusterReplayRequest, startReplay } from './replay-scatter.js';
 import { decodeRunInfo, type PolitenessScope, politenessScope, type RunInfo } from './run-info.js';
 import { postPart, takePart } from './run-member.js';
@@ -478,7 +478,7 @@ export class ClusterNode {
         { fix: 'wait for it to complete, or stop it with `greenfinger pause --cluster`' },
       );
     }
-    if (await this.#redis.exists(currentReplayKey(this.keys))) {
+    if (await activeReplay(this.#redis, this.keys)) {
       throw new CrawlerError('CONFLICT', `cluster "${this.keys.cluster}" is replaying a catalog`, {
         fix: 'wait for the replay to end (replay --cluster prints its report then)',
       });

@@ -166,8 +166,9 @@ export class ReplayMember {
           ending = 'end';
           break;
         }
+        // The asker gone (it died: nobody gathers any more) or the replay cleared: this part is over.
         const current = decodeReplayInfo(await redis.get(currentReplayKey(this.#o.keys)));
-        if (current?.replayId !== info.replayId) {
+        if (current?.replayId !== info.replayId || !(await redis.exists(this.#o.keys.member(info.from)))) {
           ending = 'gone';
           break;
         }

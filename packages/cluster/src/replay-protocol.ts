@@ -1,5 +1,7 @@
 import type { ReplayLayer, ReplayMissing, ReplayReport } from '@greenfinger/core';
+import type { Redis } from 'ioredis';
 import type { ClusterKeys } from './keys.js';
+import { LuaScript } from './lua-script.js';
 import { parseObject, str } from './wire.js';
 
 /** Pages per slice a replay is cut into (seed 000: "slices of 200 pages"). */
@@ -122,6 +124,24 @@ export class ReplayKeys {
 export function currentReplayKey(keys: ClusterKeys): string {
   return `${keys.prefix}replay:current`;
 }
+
+/**
+ * The replay in progress, if its asker is still a member (its heartbeat is there); one whose asker died is cleared
+ * here (compare and delete), so neither a crawl nor the next replay waits for it.
+ */
+export async function activeReplay(redis: Redis, keys: ClusterKeys): Promise<ReplayInfo | undefined> {
+  const key = currentReplayKey(keys);
+  const text = await redis.get(key);
+  const info = decodeReplayInfo(text);
+  if (!info) return undefined;
+  if (await redis.exists(keys.member(info.from))) return info;
+  await CLEAR_IF.run(redis, [key], [text ?? '']);
+  return undefined;
+}
+
+const CLEAR_IF = new LuaScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`);
 
 export function decodeReplayInfo(text: string | null): ReplayInfo | undefined {
   const o = text ? parseObject(text) : undefined;

@@ -18,6 +18,7 @@ import type { Membership } from './membership.js';
 import { framesCaughtUp } from './multicast-frames.js';
 import { closeRedis, connectRedis } from './redis-connection.js';
 import {
+  activeReplay,
   type ClusterReplayReport,
   currentReplayKey,
   decodeAnswer,
@@ -99,6 +100,7 @@ export async function startReplay(ctx: ScatterContext, req: ClusterReplayRequest
     from: ctx.name,
     startedAt: new Date().toISOString(),
   };
+  await activeReplay(ctx.redis, ctx.keys); // clears one whose asker died
   const claimed = await ctx.redis.set(currentReplayKey(ctx.keys), JSON.stringify(info), 'EX', 24 * 3600, 'NX');
   if (claimed !== 'OK') {
     throw new CrawlerError('CONFLICT', `cluster "${ctx.keys.cluster}" is replaying already`, {
