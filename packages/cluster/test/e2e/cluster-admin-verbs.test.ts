@@ -104,6 +104,22 @@ describe('admin verbs and shell with --cluster, and the catalog catch-up of a me
     expect(JSON.parse(mine.stdout)).toMatchObject({ id: row.id, updatedAt: onLeader?.updatedAt });
   }, 60_000);
 
+  it('user add --cluster: the leader’s database and the caller’s own hold the user', async () => {
+    const added = await runCli(
+      ['user', 'add', 'ada', '--role', 'admin', '--password-stdin', '--cluster', cluster.name, '--data', cliRoot()],
+      env(),
+      30_000,
+      'a long enough password\n',
+    );
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toBe('added user "ada" (admin)\n');
+    for (const root of [join(tmp.path, 'n1'), cliRoot()]) {
+      const listed = await runCli(['user', 'list', '--data', root, '--json'], env());
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ name: 'ada', role: 'admin' })]);
+    }
+  }, 60_000);
+
   it('a cluster nobody runs: one line saying so, with the fix', async () => {
     const r = await runCli(
       ['catalog', 'create', '--cluster', 'nobody-here', '--data', cliRoot(), '--url', `${site.origin}/x/`],
