@@ -32,6 +32,11 @@ export class ClusterCrawlRunner implements CrawlRunner {
   }
 
   async crawl(req: CrawlRequest): Promise<RunReport> {
+    if (req.forcePublish) {
+      throw new CrawlerError('BAD_INPUT', 'forcePublish is not available on a cluster run yet', {
+        fix: 'start it without forcePublish; to publish a smaller version store minPublishRatio 0 on the catalog',
+      });
+    }
     const log = this.#o.log.child({ component: 'cluster-crawl-runner' });
     const client = await ClusterClient.open({ cluster: this.#o.cluster, redisUrl: this.#o.redisUrl, log });
     const stop = new AbortController();
