@@ -19,6 +19,8 @@ export interface ReplayInfo {
   /** Pages of the version, slices cut. */
   pages: number;
   slices: number;
+  /** Pages per slice. */
+  slicePages: number;
   /** The member that asked (the leader when it was asked): it gathers, redoes failed slices and republishes. */
   from: string;
   startedAt: string;

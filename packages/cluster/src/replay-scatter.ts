@@ -37,6 +37,8 @@ import { parseObject } from './wire.js';
 export interface ClusterReplayRequest extends CatalogRef {
   version?: number | undefined;
   layers: ReplayLayer[];
+  /** Pages per slice (1–10,000). @default 200 */
+  slicePages?: number | undefined;
 }
 
 export interface ScatterContext {
@@ -88,6 +90,7 @@ export async function startReplay(ctx: ScatterContext, req: ClusterReplayRequest
     });
   }
   const ids = await ctx.gf.replay.resourceIds(catalog.id, version);
+  const slicePages = Math.max(1, Math.min(10_000, Math.trunc(req.slicePages ?? SLICE_PAGES)));
   const replayId = `${reportStamp(new Date())}-${randomBytes(3).toString('hex')}`;
   const info: ReplayInfo = {
     replayId,
@@ -96,7 +99,8 @@ export async function startReplay(ctx: ScatterContext, req: ClusterReplayRequest
     version,
     layers,
     pages: ids.length,
-    slices: Math.ceil(ids.length / SLICE_PAGES),
+    slices: Math.ceil(ids.length / slicePages),
+    slicePages,
     from: ctx.name,
     startedAt: new Date().toISOString(),
   };
@@ -177,11 +181,9 @@ class Gather {
         );
       }
       const missing = ready.length <= 1 ? 'refetch' : 'absent';
-      for (let i = 0; i < this.#ids.length; i += SLICE_PAGES) {
-        await this.#send(
-          { id: this.#taskId(), ids: this.#ids.slice(i, i + SLICE_PAGES), tried: [], missing },
-          undefined,
-        );
+      const size = this.#info.slicePages;
+      for (let i = 0; i < this.#ids.length; i += size) {
+        await this.#send({ id: this.#taskId(), ids: this.#ids.slice(i, i + size), tried: [], missing }, undefined);
       }
       await this.#progress();
       this.#log.info({ pages: this.#ids.length, slices: this.#open.size, members: ready }, 'replay scattered');
