@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { silentLogger } from '@greenfinger/core';
@@ -13,6 +14,26 @@ import { type TestCluster, testCluster, testRedisUrl } from '../support/redis.js
 const log = silentLogger();
 const modelDir = fileURLToPath(new URL('../../../core/test/fixtures/models/', import.meta.url));
 const NAMES = ['a', 'b', 'c'];
+const root = fileURLToPath(new URL('../../../../', import.meta.url));
+const bin = join(root, 'packages/shell/dist/bin.js');
+
+/** The CLI as a user runs it (asynchronously: the members answer from this same process). */
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: root,
+    env: { ...process.env, GF_REDIS_URL: testRedisUrl },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (b: Buffer) => {
+    stdout += b.toString();
+  });
+  child.stderr?.on('data', (b: Buffer) => {
+    stderr += b.toString();
+  });
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
 
 /**
  * Three ClusterNodes in one process (own data roots and vector stores, one PostgreSQL) on the fixture site: a replay of
@@ -25,6 +46,7 @@ describe('replay --cluster of the index and vector layers, in-process members', 
   let db: TestDatabase;
   let cluster: TestCluster;
   const nodes: ClusterNode[] = [];
+  let catalogId = '';
 
   beforeAll(async () => {
     site = await startFixtureSite({ slowDelayMs: 100 });
@@ -60,7 +82,7 @@ describe('replay --cluster of the index and vector layers, in-process members', 
         settings: { intervalMs: 0, outputs: ['file', 'index', 'vector'], threads: 4 },
       });
       expect(crawled.ending.published).toBe(true);
-      const { catalogId } = crawled;
+      catalogId = crawled.catalogId;
       const meaning = async (n: ClusterNode) =>
         (await n.gf.search.search({ q: 'watering the garden while away', mode: 'meaning', size: 5 })).results.map(
           (r) => r.url,
@@ -104,4 +126,35 @@ describe('replay --cluster of the index and vector layers, in-process members', 
       await client.close();
     }
   }, 180_000);
+
+  it('the CLI: replay --cluster prints the summary with a line per member; a version not stored is one line', async () => {
+    const { code, stdout, stderr } = await cli([
+      'replay',
+      '--cluster',
+      cluster.name,
+      '--id',
+      catalogId,
+      '--layers',
+      'index',
+    ]);
+    expect(code, stderr).toBe(0);
+    expect(stderr).toMatch(new RegExp(`on cluster "${cluster.name}": ${fixtureFacts.savedCount} pages in 1 slices`));
+    expect(stdout).toContain(`index: ${fixtureFacts.savedCount} documents, 0 failed`);
+    expect(stdout).toContain('by member:');
+    expect(stdout).toMatch(new RegExp(`\\n  [abc]: 1 slices, ${fixtureFacts.savedCount} pages, 0 requests\\n`));
+    const unknown = await cli([
+      'replay',
+      '--cluster',
+      cluster.name,
+      '--id',
+      catalogId,
+      '--version',
+      '7',
+      '--layers',
+      'index',
+    ]);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toMatch(/no stored version 7/);
+    console.log(`replay --cluster, as printed:\n${stdout}`);
+  }, 60_000);
 });

@@ -140,9 +140,9 @@ async function runClusterReplay(
 }
 
 function formatByNode(r: ClusterReplayReport): string {
-  const lines = Object.entries(r.byNode).map(
-    ([node, n]) => `  ${node}: ${n.slices} slices, ${n.pages} pages, ${n.requests} requests`,
-  );
+  const lines = Object.entries(r.byNode)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([node, n]) => `  ${node}: ${n.slices} slices, ${n.pages} pages, ${n.requests} requests`);
   for (const d of r.redone) lines.push(`  ${d.node}: slice ${d.task} (${d.pages} pages) done again (${d.why})`);
   for (const [node, why] of Object.entries(r.missing ?? {})) lines.push(`  ${node}: ${why}`);
   return `by member:\n${lines.join('\n')}\n`;
