@@ -1,22 +1,18 @@
 import type { Logger } from 'pino';
-import type { Verdict } from '../acceptors/acceptor.js';
-import { startUrlPrefix } from '../acceptors/start-url-prefix.js';
 import type { ComponentFactory } from '../compose/component-factory.js';
-import { type CatalogSettings, resolveCatalogSettings } from '../config.js';
+import { resolveCatalogSettings } from '../config.js';
 import type { CounterSnapshot } from '../engine/counters.js';
 import type { CrawlEngine } from '../engine/crawl-engine.js';
 import { reportOf } from '../error-table.js';
 import { CrawlerError } from '../errors.js';
 import { uuidv7 } from '../ids.js';
 import type { Catalog, RunReport } from '../model.js';
-import type { ChannelStats } from '../outputs/composite-output-channel.js';
-import { parseUserUrl } from '../url/parse-user-url.js';
 import type { CatalogRef, CatalogService } from './catalog-service.js';
 import type { CrawlRunner } from './crawl-runner.js';
 import type { CrawlProgress, CrawlService, CrawlVerb } from './crawl-service.js';
 import type { Job, JobAction, JobEvent, JobStart, SeedsAdded } from './job.js';
 import { scopedSeeds } from './job-seeds.js';
-import type { ReplayLayer, ReplayProgress, ReplayReport, ReplayService } from './replay-service.js';
+import type { ReplayLayer, ReplayReport, ReplayService } from './replay-service.js';
 
 export type { Job, JobAction, JobEvent, JobStart, JobState, SeedsAdded } from './job.js';
 
