@@ -24,6 +24,8 @@ export interface AdminRouting {
   readonly gateway: LeaderGateway;
   /** The member's own writer: on the leader every write is a plain call to it. */
   local(): AdminWriter;
+  /** On the leader, the writer its calls go to when it is not `local()` (one that announces deletions). */
+  leading?(): AdminWriter;
   /** The catalog a cluster run writes now on this member: its version and action, if any. */
   runOf(catalogId: string): { version: number; action: RunningState } | undefined;
   /** The catalog's row in this member's own database. */
@@ -73,7 +75,7 @@ export class ClusterAdminWriter implements AdminWriter {
   }
 
   #route<T>(op: (typeof ADMIN_OPS)[number], args: unknown[], here: (w: AdminWriter) => Promise<T>): Promise<T> {
-    return this.#r.isLeader() ? here(this.#r.local()) : this.#remote<T>(op, args);
+    return this.#r.isLeader() ? here(this.#r.leading?.() ?? this.#r.local()) : this.#remote<T>(op, args);
   }
 
   /** Through the leader; with a database of its own, the write is then applied here too. */

@@ -30,6 +30,9 @@ import { ClusterContentDedup } from './cluster-content-dedup.js';
 import { ClusterCrawlRunner } from './cluster-crawl-runner.js';
 import { ClusterPoliteness } from './cluster-politeness.js';
 import { ControlChannel, type ControlMessage } from './control-channel.js';
+import { announcingWriter, pruneDeletion, prunedBy } from './deletion-announcer.js';
+import { DeletionFollower } from './deletion-follower.js';
+import { announceDeletion, type Deletion } from './deletion-log.js';
 import { ClusterKeys, checkName } from './keys.js';
 import { LeaderGateway, type LeaderHandler } from './leader-gateway.js';
 import { LeaderLease } from './leader-lease.js';
@@ -108,6 +111,10 @@ export class ClusterNode {
   readonly #threads: number | undefined;
   #gf: Greenfinger | undefined;
   #local: AdminWriter | undefined;
+  #member: AdminWriter | undefined;
+  #leading: AdminWriter | undefined;
+  /** The leader's deletions applied to this member's own layers (deletion-follower.ts). */
+  #follower: DeletionFollower | undefined;
   /** Runs this member takes part in now, by catalog id. */
   readonly #runs = new Map<string, RunInfo>();
   readonly #parts = new Map<string, Promise<void>>();
@@ -207,6 +214,14 @@ export class ClusterNode {
         log: options.log,
         components: node.#components(redis),
       });
+      node.#follower = new DeletionFollower({
+        name,
+        keys,
+        redis,
+        gf: () => node.gf,
+        local: () => node.#localWriter(),
+        log: node.#log,
+      });
       await node.control.subscribe(subscriber, (m) => node.#onControl(m));
       await node.#leaseTick();
       node.#scheduleLease();
@@ -224,6 +239,10 @@ export class ClusterNode {
       // CatalogCatchUp: rows created, changed or published while this member was away (per-node databases only).
       if (!node.isLeader())
         await catchUpCatalogs({ gf: node.gf, gateway: node.gateway, local: () => node.#localWriter(), log: node.#log });
+      // Deletions the leader made while this member was away, from the deletion log (files, index, vectors, rows).
+      await node.#follower.catchUp().catch((err: unknown) => {
+        node.#log.warn({ err }, 'deletions not caught up from the log; the next DELETED does it');
+      });
       const running = await currentRun(redis, keys);
       if (running) node.#join(running);
     } catch (err) {
@@ -257,7 +276,8 @@ export class ClusterNode {
     const routing = {
       isLeader: () => this.isLeader(),
       gateway: this.gateway,
-      local: () => this.#localWriter(),
+      local: () => this.#memberWriter(),
+      leading: () => this.#leaderWriter(),
       runOf: (catalogId: string) => {
         const run = this.#runs.get(catalogId);
         return run ? { version: run.version, action: run.action } : undefined;
@@ -366,6 +386,40 @@ export class ClusterNode {
     return this.#local;
   }
 
+  /** Its own writer with its deletions one at a time with those the leader announces (the caller's mirror). */
+  #memberWriter(): AdminWriter {
+    if (!this.#member) {
+      const local = this.#localWriter();
+      const follower = this.#follower;
+      const serial = new Set<string>(['deleteVersions', 'deleteUrl', 'deleteCatalog', 'prune']);
+      this.#member = new Proxy(local, {
+        get(target, prop) {
+          const v = Reflect.get(target, prop, target) as unknown;
+          if (typeof v !== 'function') return v;
+          const f = v as (...a: unknown[]) => Promise<unknown>;
+          return follower && serial.has(String(prop))
+            ? (...a: unknown[]) => follower.serial(() => f.apply(target, a))
+            : f.bind(target);
+        },
+      });
+    }
+    return this.#member;
+  }
+
+  /** On the leader: its writes, each deletion then announced to every member (deletion-announcer.ts). */
+  #leaderWriter(): AdminWriter {
+    this.#leading ??= announcingWriter(this.#memberWriter(), {
+      gf: () => this.gf,
+      announce: (d) => this.#announce(d),
+      log: this.#log,
+    });
+    return this.#leading;
+  }
+
+  #announce(deletion: Deletion): Promise<string> {
+    return announceDeletion(this.#redis, this.keys, this.control, this.name, deletion);
+  }
+
   // ── the leader lease ──────────────────────────────────────────────────────────────────────────────────────
 
   /**
@@ -457,7 +511,7 @@ export class ClusterNode {
       handlers[`admin.${op}`] =
         op === 'publish'
           ? (catalogId: string, version: number) => this.#publishOnce(catalogId, version)
-          : (...args: never[]) => (this.#localWriter()[op] as (...a: never[]) => Promise<unknown>)(...args);
+          : (...args: never[]) => (this.#leaderWriter()[op] as (...a: never[]) => Promise<unknown>)(...args);
     }
     return handlers;
   }
@@ -545,8 +599,9 @@ export class ClusterNode {
       return row();
     }
     let after: Catalog;
+    let pruned: number[] = [];
     try {
-      after = await local.publish(catalogId, version);
+      ({ value: after, pruned } = await prunedBy(this.gf, catalogId, () => local.publish(catalogId, version)));
     } catch (err) {
       if (run) await this.#redis.del(this.keys.run(run.runId).published);
       throw err;
@@ -559,7 +614,14 @@ export class ClusterNode {
       version,
       catalog: after,
     });
-    this.#log.info({ catalogId, version }, 'version published');
+    // The versions the publish pruned here go from every member's layers too (after PUBLISHED: no member's
+    // search registry is left naming one of them).
+    if (pruned.length > 0) {
+      await this.#announce(pruneDeletion(catalogId, pruned)).catch((err: unknown) => {
+        this.#log.error({ err, catalogId, pruned }, 'the pruned versions were not announced to the members');
+      });
+    }
+    this.#log.info({ catalogId, version, pruned }, 'version published');
     return after;
   }
 
@@ -581,7 +643,12 @@ export class ClusterNode {
         return;
       }
       case 'PUBLISHED':
-        if (m.from !== this.name) await this.#published(m);
+        // In order with the deletions (a prune's DELETED follows its PUBLISHED).
+        if (m.from !== this.name) await this.#follower?.serial(() => this.#published(m));
+        return;
+      case 'DELETED':
+        // The log is what is applied (in order, each entry once): this message says there is more of it.
+        await this.#follower?.catchUp();
         return;
       case 'COMPLETED':
         if (this.#completed.has(m.runId)) return;

@@ -4,7 +4,7 @@ import type { ClusterKeys } from './keys.js';
 import { parseObject, str } from './wire.js';
 
 /** The control messages (seed 000: multicast including self, unbuffered, acted on first). */
-export const CONTROL_TYPES = ['STARTED', 'STOP', 'PAUSE', 'PUBLISHED', 'COMPLETED'] as const;
+export const CONTROL_TYPES = ['STARTED', 'STOP', 'PAUSE', 'PUBLISHED', 'COMPLETED', 'DELETED'] as const;
 export type ControlType = (typeof CONTROL_TYPES)[number];
 
 /**

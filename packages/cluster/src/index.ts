@@ -10,6 +10,18 @@ export { type ClusterCrawlRequest, ClusterNode, type ClusterNodeOptions, type Ru
 export { type ClusterRunReport, type MemberPart, mergeReports } from './cluster-report.js';
 export { ControlChannel, type ControlMessage, type ControlType, decodeControl } from './control-channel.js';
 export { CrawlStreams, GROUP, type StreamEntry } from './crawl-stream.js';
+export { type AnnouncerOptions, announcingWriter, pruneDeletion, prunedBy } from './deletion-announcer.js';
+export { DeletionFollower, type DeletionFollowerOptions } from './deletion-follower.js';
+export {
+  announceDeletion,
+  DELETIONS_KEPT,
+  type Deletion,
+  decodeDeletion,
+  type LoggedDeletion,
+  newestDeletion,
+  oldestDeletion,
+  readDeletions,
+} from './deletion-log.js';
 export { HashRing } from './hash-ring.js';
 export { ClusterKeys, checkName, RunKeys } from './keys.js';
 export { LeaderGateway, type LeaderHandler, type LeaderRequest } from './leader-gateway.js';

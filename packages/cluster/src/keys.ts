@@ -64,6 +64,14 @@ export class ClusterKeys {
   published(catalogId: string): string {
     return `${this.prefix}published:${catalogId}`;
   }
+  /** The administrative deletions the leader made (a capped stream): what a member away from pub/sub catches up. */
+  get deletions(): string {
+    return `${this.prefix}deleted`;
+  }
+  /** The last entry of `deletions` one member has applied to its own layers (or passed: its own writes). */
+  deletionsApplied(member: string): string {
+    return `${this.prefix}deleted:applied:${member}`;
+  }
   run(runId: string): RunKeys {
     return new RunKeys(this.prefix, checkName('run id', runId));
   }

@@ -17,6 +17,14 @@ export interface VersionDeletion {
   unserve: boolean;
   /** Also remove the catalog's index, its asset folder, its frontiers and its entry in catalogs.json. */
   purge: boolean;
+  /**
+   * Remove the versions' working state (frontiers; url marks unless `clearMarks` is false) even when `layers` lack
+   * db: a deletion another writer made in a shared database, applied to this node's own layers.
+   * @default layers.includes('db')
+   */
+  workingState?: boolean;
+  /** @default true (a prune keeps them: a pruned version is never written again) */
+  clearMarks?: boolean;
 }
 
 export interface VersionDeletionResult {
@@ -217,7 +225,10 @@ export class LocalAdminWriter implements AdminWriter {
 
   async deleteVersions(catalogId: string, deletion: VersionDeletion): Promise<VersionDeletionResult> {
     const catalog = await this.#get(catalogId);
-    const results = await eraseVersions(this.#f, catalog, deletion.versions, deletion.layers, deletion.dryRun);
+    const results = await eraseVersions(this.#f, catalog, deletion.versions, deletion.layers, deletion.dryRun, {
+      ...(deletion.workingState !== undefined ? { workingState: deletion.workingState } : {}),
+      ...(deletion.clearMarks !== undefined ? { clearMarks: deletion.clearMarks } : {}),
+    });
     let searchVersion = catalog.searchVersion;
     if (deletion.dryRun || results.some((r) => r.error)) return { results, searchVersion, purged: false };
     if (deletion.unserve) {

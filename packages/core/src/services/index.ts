@@ -17,6 +17,7 @@ export * from './run-lock.js';
 export * from './run-registry.js';
 export * from './search-service.js';
 export * from './test-url-service.js';
+export * from './url-eraser.js';
 export * from './user-service.js';
 export * from './version-eraser.js';
 export * from './version-service.js';

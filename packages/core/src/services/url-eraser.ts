@@ -23,11 +23,17 @@ export async function eraseUrl(
   row: LedgerRow,
   dryRun: boolean,
   now = new Date().toISOString(),
+  options: {
+    /** @default DELETE_ORDER (without db the ledger row is not marked either) */
+    layers?: readonly DeleteLayer[];
+    /** The page's files when the database no longer holds its row (another writer deleted it). */
+    resource?: ErasedPage['resource'];
+  } = {},
 ): Promise<UrlLayerCount[]> {
   const db = await f.database();
-  const resource = await db.resources.getResource(row.id);
-  const layers = await erasePage(f, { ...row, resource }, dryRun);
-  if (!dryRun) {
+  const resource = (await db.resources.getResource(row.id)) ?? options.resource;
+  const layers = await erasePage(f, { ...row, resource }, dryRun, options.layers);
+  if (!dryRun && (options.layers ?? DELETE_ORDER).includes('db')) {
     await db.ledger.record([{ ...row, state: 'deleted', reason: `deleted by hand on ${now}`, updatedAt: now }]);
   }
   return layers;
@@ -50,7 +56,12 @@ export interface ErasedPage {
  * session's end is not refused later). A dry run counts and writes nothing.
  * @throws CrawlerError STORAGE naming the layer that failed (the layers before it are done)
  */
-export async function erasePage(f: ComponentFactory, page: ErasedPage, dryRun: boolean): Promise<UrlLayerCount[]> {
+export async function erasePage(
+  f: ComponentFactory,
+  page: ErasedPage,
+  dryRun: boolean,
+  only: readonly DeleteLayer[] = DELETE_ORDER,
+): Promise<UrlLayerCount[]> {
   const { catalogId, version, id, resource } = page;
   const db = await f.database();
   const byLayer: Record<DeleteLayer, () => Promise<number>> = {
@@ -68,6 +79,7 @@ export async function erasePage(f: ComponentFactory, page: ErasedPage, dryRun: b
   };
   const layers: UrlLayerCount[] = [];
   for (const layer of DELETE_ORDER) {
+    if (!only.includes(layer)) continue;
     try {
       layers.push({ layer, count: await byLayer[layer]() });
     } catch (err) {

@@ -102,7 +102,11 @@ export async function eraseVersions(
   versions: readonly number[],
   layers: readonly DeleteLayer[],
   dryRun: boolean,
-  options: { clearMarks?: boolean } = {},
+  options: {
+    clearMarks?: boolean;
+    /** Remove the version's working state even without the db layer (another writer deleted the shared rows). @default layers.includes('db') */
+    workingState?: boolean;
+  } = {},
 ): Promise<DeleteResultRow[]> {
   const results: DeleteResultRow[] = [];
   const walk = erasers(f, layers);
@@ -117,7 +121,9 @@ export async function eraseVersions(
         return results;
       }
     }
-    if (layers.includes('db')) results.push(await workingState(f, catalog, version, dryRun, options));
+    if (options.workingState ?? layers.includes('db')) {
+      results.push(await workingState(f, catalog, version, dryRun, options));
+    }
   }
   return results;
 }
