@@ -1,4 +1,4 @@
-import type { AdminWriter, Catalog, CatalogStore, Logger, RecordDatabase } from '@greenfinger/core';
+import type { AdminWriter, Catalog, CatalogStore, Logger, MeaningPublication, RecordDatabase } from '@greenfinger/core';
 import type { ADMIN_OPS } from './cluster-admin-writer.js';
 
 type AdminOp = (typeof ADMIN_OPS)[number];
@@ -43,7 +43,10 @@ export async function mirrorWrite(
     if (ROW_OPS.has(op) || PUBLISH_OPS.has(op)) {
       const row = value as Catalog;
       await upsertCatalog(ctx.db.catalogs, row);
-      if (PUBLISH_OPS.has(op) && row.searchVersion >= 0) await ctx.local.restorePublished(row.id, row.searchVersion);
+      // What meaning search reads is what the leader's publish wrote: the version itself, or words first.
+      const meaning = op === 'publishWords' ? (args[2] as MeaningPublication) : 'complete';
+      if (PUBLISH_OPS.has(op) && row.searchVersion >= 0)
+        await ctx.local.restorePublished(row.id, row.searchVersion, meaning);
       return;
     }
     if (op === 'deleteCatalog') {

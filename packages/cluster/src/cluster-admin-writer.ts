@@ -6,6 +6,7 @@ import type {
   LedgerRow,
   Logger,
   MeaningPublication,
+  PublishedMeaning,
   RecordDatabase,
   RunningState,
   UserRow,
@@ -120,8 +121,9 @@ export class ClusterAdminWriter implements AdminWriter {
       w.publishWords(catalogId, version, meaning),
     );
   }
-  restorePublished(catalogId: string, version: number): Promise<boolean> {
-    return this.#route('restorePublished', [catalogId, version], (w) => w.restorePublished(catalogId, version));
+  restorePublished(catalogId: string, version: number, meaning?: PublishedMeaning): Promise<boolean> {
+    const args = meaning === undefined ? [catalogId, version] : [catalogId, version, meaning];
+    return this.#route('restorePublished', args, (w) => w.restorePublished(catalogId, version, meaning));
   }
   prune(catalog: Catalog): Promise<{ versions: number[]; results: DeleteResultRow[] }> {
     return this.#route('prune', [catalog], (w) => w.prune(catalog));

@@ -675,8 +675,9 @@ export class ClusterNode {
     const mine = await db.catalogs.get(catalogId);
     // A database of its own has not seen the publish: take the leader's row (a shared one already holds it).
     if (row && mine && mine.searchVersion < row.searchVersion) await db.catalogs.update(row);
+    // The leader's publish is complete: meaning search reads the version itself, as on the leader.
     await this.#localWriter()
-      .restorePublished(catalogId, version)
+      .restorePublished(catalogId, version, 'complete')
       .catch((err: unknown) => this.#log.warn({ err, catalogId }, 'the search registry was not updated'));
   }
 

@@ -114,10 +114,15 @@ describe.each([{ records: 'per-node SQLite' }, { records: 'one PostgreSQL' }])(
         const caller = all()
           .slice(0, 2)
           .find((n) => !n.isLeader()) as ClusterNode;
+        // Every member's search registry reads version 1 for words and for meaning (the leader's publish was
+        // complete): version 0 is served by nobody, so it is deleted without force.
+        for (const n of all().slice(0, 2)) {
+          const entry = (await n.gf.published.list()).find((e) => e.catalogId === catalogId);
+          expect(entry, n.name).toMatchObject({ searchVersion: 1 });
+          expect(entry?.meaningVersion ?? entry?.searchVersion, n.name).toBe(1);
+        }
         const tDelete = Date.now();
-        // force: a member's search registry still names version 0 as the one meaning search reads after version 1's
-        // vectors completed (its PUBLISHED keeps the entry's meaningVersion); deleting 0 moves meaning to 1.
-        const report = await caller.gf.versions.delete({ id: catalogId }, { version: 0, force: true });
+        const report = await caller.gf.versions.delete({ id: catalogId }, { version: 0 });
         expect(report.results.some((r) => r.error)).toBe(false);
         for (const n of all().slice(0, 2)) {
           await until(`${n.name} lost version 0`, () => gone(n, catalogId, 0), 10_000);

@@ -82,8 +82,10 @@ export interface AdminWriter {
   /**
    * Write the catalog's entry in catalogs.json again from its row (after a replay of the served version, or when
    * user/index lost it); `version` is the one just rebuilt. Returns whether search answers for the catalog.
+   * `meaning` says what meaning search reads: by default what the entry says now (`keep`); a copy of another node's
+   * publish passes what that publish wrote (`complete`: the version itself, or its MeaningPublication).
    */
-  restorePublished(catalogId: string, version: number): Promise<boolean>;
+  restorePublished(catalogId: string, version: number, meaning?: PublishedMeaning): Promise<boolean>;
   /** Remove the oldest versions of `catalog` beyond its maxVersions, all layers; never the served one. */
   prune(catalog: Catalog): Promise<{ versions: number[]; results: DeleteResultRow[] }>;
   /** Delete versions layer by layer (vector → index → file → db); a dry run counts and writes nothing. */
@@ -106,6 +108,9 @@ export interface AdminWriter {
   /** Sign a token out until `expiresAt` (ISO), when it would have expired anyway; idempotent. */
   revokeToken(tokenId: string, expiresAt: string): Promise<void>;
 }
+
+/** What meaning search reads in a written catalogs.json entry: as it says now, the version itself, or as published. */
+export type PublishedMeaning = MeaningPublication | 'complete' | 'keep';
 
 /** The administrative writer of one node: every write is a method call on this node's stores. */
 export class LocalAdminWriter implements AdminWriter {
@@ -213,13 +218,13 @@ export class LocalAdminWriter implements AdminWriter {
     return { versions, results };
   }
 
-  async restorePublished(catalogId: string, version: number): Promise<boolean> {
+  async restorePublished(catalogId: string, version: number, meaning: PublishedMeaning = 'keep'): Promise<boolean> {
     const latest = await this.#get(catalogId);
     const entry = (await this.#f.published.list()).find((c) => c.catalogId === catalogId);
     const searchVersion = Math.max(latest.searchVersion, entry?.searchVersion ?? -1);
     if (searchVersion < 0) return false;
     if (entry && version !== searchVersion) return false;
-    await this.#writeEntry(latest, searchVersion);
+    await this.#writeEntry(latest, searchVersion, meaning);
     return true;
   }
 
@@ -288,11 +293,7 @@ export class LocalAdminWriter implements AdminWriter {
    * given (publishWords), `complete` (publish: the served version's vectors are all written), or `keep`: as the entry
    * says, while that version still exists and something is served.
    */
-  async #writeEntry(
-    catalog: Catalog,
-    searchVersion: number,
-    meaning: MeaningPublication | 'complete' | 'keep' = 'keep',
-  ): Promise<void> {
+  async #writeEntry(catalog: Catalog, searchVersion: number, meaning: PublishedMeaning = 'keep'): Promise<void> {
     const versions = await (await this.#f.database()).resources.versions(catalog.id);
     let reads: MeaningPublication | undefined = meaning === 'keep' || meaning === 'complete' ? undefined : meaning;
     if (meaning === 'keep') {
