@@ -16,14 +16,12 @@ import {
   loadSettings,
   type NodeContext,
   type PolitenessContext,
-  type RecordDatabase,
   type RunContext,
   reportStamp,
   type Settings,
   type VectorStoreFamily,
 } from '@greenfinger/core';
 import type { Redis } from 'ioredis';
-import { blobReplicaConsumer, isPerNodeBlobStore, replicatedBlobs } from './blob-replica.js';
 import { CATALOG_ROWS_OP, catalogRows, catchUpCatalogs } from './catalog-catch-up.js';
 import { ADMIN_OPS, ClusterAdminWriter } from './cluster-admin-writer.js';
 import { ClusterContentDedup } from './cluster-content-dedup.js';
@@ -37,8 +35,6 @@ import { ClusterKeys, checkName } from './keys.js';
 import { LeaderGateway, type LeaderHandler } from './leader-gateway.js';
 import { LeaderLease } from './leader-lease.js';
 import { Membership } from './membership.js';
-import { type FrameConsumer, FrameSender } from './multicast-frames.js';
-import { recordReplicaConsumer, replicatedRecords } from './record-replica.js';
 import { closeRedis, connectRedis } from './redis-connection.js';
 import { RedisPictureRegistry } from './redis-picture-registry.js';
 import { RedisRenderMemory } from './redis-render-memory.js';
@@ -47,10 +43,10 @@ import { activeReplay } from './replay-protocol.js';
 import { type ClusterReplayRequest, startReplay } from './replay-scatter.js';
 import { decodeRunInfo, type PolitenessScope, politenessScope, type RunInfo } from './run-info.js';
 import { postPart, takePart } from './run-member.js';
+import { RunReplicas } from './run-replicas.js';
 import { currentRun, RUN_TTL_SECONDS, supervise } from './run-supervisor.js';
-import { IndexReplicaChannel, indexReplicaConsumer } from './search-replica.js';
+import { IndexReplicaChannel } from './search-replica.js';
 import { seenBuckets } from './url-seen.js';
-import { isPerNodeVectorFamily, replicatedVectors, vectorReplicaConsumer } from './vector-replica.js';
 
 export interface ClusterNodeOptions {
   cluster: string;
@@ -121,18 +117,8 @@ export class ClusterNode {
   /** Catalog versions whose frontier is cleared when a run opens it (a cluster run starts from the streams). */
   readonly #fresh = new Set<string>();
   readonly #completed = new Set<string>();
-  /** The search channel's receiving half, per run: it runs until the run completes (others may still send). */
-  readonly #replicas = new Map<string, FrameConsumer[]>();
-  /** The record channel's sending half, per catalog of a run in progress (per-node databases only). */
-  readonly #recordSenders = new Map<string, FrameSender>();
-  /** The member's own record database, under the replicating wrapper (what arrives is written here, not sent on). */
-  #ownRecords: RecordDatabase | undefined;
-  /** The blob and vector channels' sending halves, per catalog of a run in progress (per-node stores only). */
-  readonly #blobSenders = new Map<string, FrameSender>();
-  readonly #vectorSenders = new Map<string, FrameSender>();
-  /** The member's own blob store and vector family, under the replicating wrappers. */
-  #ownBlobs: BlobStore | undefined;
-  #ownVectors: VectorStoreFamily | undefined;
+  /** The replicated channels of this member's runs: wrappers around its own stores, senders, receiving halves. */
+  readonly #replicas: RunReplicas;
   readonly #onCompleted: Array<(m: ControlMessage) => void> = [];
   /** Its part in a replay scattered over the cluster (replay-member.ts). */
   #replay: ReplayMember | undefined;
@@ -180,6 +166,16 @@ export class ClusterNode {
       log: init.log,
     });
     this.control = new ControlChannel(init.redis, init.keys, init.log);
+    this.#replicas = new RunReplicas({
+      name: init.name,
+      keys: init.keys,
+      redis: init.redis,
+      redisUrl: init.redisUrl,
+      gf: () => this.gf,
+      runOf: (catalogId) => this.#runs.get(catalogId),
+      replaySender: (channel, catalogId, version) => this.#replay?.sender(channel, catalogId, version),
+      log: this.#log,
+    });
   }
 
   /** Join the cluster: connect, open the Greenfinger, write the heartbeat, listen, take part in a run in progress. */
@@ -231,8 +227,8 @@ export class ClusterNode {
         redisUrl,
         gf: node.gf,
         local: () => node.#localWriter(),
-        ownBlobs: () => node.#ownBlobs,
-        ownVectors: () => node.#ownVectors,
+        ownBlobs: () => node.#replicas.ownBlobs,
+        ownVectors: () => node.#replicas.ownVectors,
         log: options.log,
       });
       await node.#replay.start();
@@ -311,32 +307,13 @@ export class ClusterNode {
       contentDedup: async (ctx: NodeContext) =>
         new ClusterContentDedup(await contentDedupRegistry.get(ctx.settings.contentDedup)(ctx), redis, this.keys),
       // The record channel: with a database of its own, the rows of a run go to the others' (record-replica.ts).
-      recordDatabase: async (ctx: NodeContext) => {
-        const db = await createRecordDatabase({
-          databaseUrl: ctx.settings.databaseUrl,
-          sqliteFile: ctx.layout.sqliteFile,
-        });
-        this.#ownRecords = db;
-        return replicatedRecords(db, (catalogId) => this.#recordSenders.get(catalogId));
-      },
+      recordDatabase: async (ctx: NodeContext) =>
+        this.#replicas.records(
+          await createRecordDatabase({ databaseUrl: ctx.settings.databaseUrl, sqliteFile: ctx.layout.sqliteFile }),
+        ),
       // The blob and vector channels: with stores of its own, a run's files and points go to the others'.
-      wrapBlobStore: (store: BlobStore) => {
-        this.#ownBlobs = store;
-        return replicatedBlobs(
-          store,
-          (catalogId, version) =>
-            this.#senderOf(this.#blobSenders, catalogId, version) ?? this.#replay?.sender('blob', catalogId, version),
-        );
-      },
-      wrapVectorStores: (family: VectorStoreFamily) => {
-        this.#ownVectors = family;
-        return replicatedVectors(
-          family,
-          (catalogId, version) =>
-            this.#senderOf(this.#vectorSenders, catalogId, version) ??
-            this.#replay?.sender('vectors', catalogId, version),
-        );
-      },
+      wrapBlobStore: (store: BlobStore) => this.#replicas.blobs(store),
+      wrapVectorStores: (family: VectorStoreFamily) => this.#replicas.vectors(family),
       // The search channel: pages this member saves go to the others' embedded indexes (search-replica.ts).
       outputChannels: (ctx: RunContext) => {
         const run = this.#runs.get(ctx.catalog.id);
@@ -373,12 +350,6 @@ export class ClusterNode {
         return frontier;
       },
     };
-  }
-
-  /** A channel's sender for a catalog version a cluster run writes now. */
-  #senderOf(senders: Map<string, FrameSender>, catalogId: string, version: number): FrameSender | undefined {
-    const run = this.#runs.get(catalogId);
-    return run && run.version === version ? senders.get(catalogId) : undefined;
   }
 
   #localWriter(): AdminWriter {
@@ -653,8 +624,7 @@ export class ClusterNode {
       case 'COMPLETED':
         if (this.#completed.has(m.runId)) return;
         this.#completed.add(m.runId);
-        for (const c of this.#replicas.get(m.runId) ?? []) await c.stop();
-        this.#replicas.delete(m.runId);
+        await this.#replicas.stopRun(m.runId);
         for (const l of this.#onCompleted) {
           try {
             l(m);
@@ -689,7 +659,7 @@ export class ClusterNode {
     this.#runs.set(catalogId, info);
     const part = (async () => {
       try {
-        await this.#startReplicas(info);
+        await this.#replicas.start(info);
         const result = await takePart(
           {
             name: this.name,
@@ -703,10 +673,8 @@ export class ClusterNode {
           info,
           { beforeCrawl: () => this.#fresh.add(`${catalogId}|${info.version}`) },
         );
-        // Everything this member wrote is on the record channel before it says its part is over.
-        await this.#recordSenders.get(catalogId)?.flush();
-        await this.#blobSenders.get(catalogId)?.flush();
-        await this.#vectorSenders.get(catalogId)?.flush();
+        // Everything this member wrote is on the replicated channels before it says its part is over.
+        await this.#replicas.flush(catalogId);
         if (result) await postPart(this.#redis, this.keys, info.runId, this.name, result);
       } catch (err) {
         this.#log.error({ err, runId: info.runId }, 'could not take part in the run');
@@ -715,59 +683,10 @@ export class ClusterNode {
         }).catch(() => undefined);
       } finally {
         this.#runs.delete(catalogId);
-        this.#recordSenders.delete(catalogId);
-        this.#blobSenders.delete(catalogId);
-        this.#vectorSenders.delete(catalogId);
+        this.#replicas.endPart(catalogId);
       }
     })();
     this.#parts.set(info.runId, part);
-  }
-
-  /**
-   * The receiving halves of the replicated channels for a run, started before the member crawls (so its groups exist
-   * from the start), stopped at COMPLETED: the index (when the catalog writes one) and, with a database of its own,
-   * the records — whose sending half starts here too.
-   */
-  async #startReplicas(info: RunInfo): Promise<void> {
-    const run = this.keys.run(info.runId);
-    const consumers: FrameConsumer[] = [];
-    if (info.catalog.settings.outputs.includes('index')) {
-      consumers.push(
-        indexReplicaConsumer({
-          redisUrl: this.redisUrl,
-          key: run.search,
-          node: this.name,
-          index: this.gf.index(),
-          log: this.#log,
-        }),
-      );
-    }
-    const db = await this.gf.database();
-    const own = this.#ownRecords;
-    if (db.kind === 'sqlite' && own) {
-      this.#recordSenders.set(info.catalog.id, new FrameSender(this.#redis, run.record, this.name, this.#log));
-      consumers.push(
-        recordReplicaConsumer({ redisUrl: this.redisUrl, key: run.record, node: this.name, db: own, log: this.#log }),
-      );
-    }
-    // Files and vectors, when the stores are per node (the local files, the embedded sqlite-vec).
-    const blobs = this.#ownBlobs;
-    if (blobs && isPerNodeBlobStore(blobs)) {
-      this.#blobSenders.set(info.catalog.id, new FrameSender(this.#redis, run.blob, this.name, this.#log));
-      consumers.push(
-        blobReplicaConsumer({ redisUrl: this.redisUrl, key: run.blob, node: this.name, store: blobs, log: this.#log }),
-      );
-    }
-    this.gf.vectorFamily(); // opened lazily: its wrapper records the family itself
-    const family = this.#ownVectors;
-    if (info.catalog.settings.outputs.includes('vector') && family && isPerNodeVectorFamily(family)) {
-      this.#vectorSenders.set(info.catalog.id, new FrameSender(this.#redis, run.vectors, this.name, this.#log));
-      consumers.push(
-        vectorReplicaConsumer({ redisUrl: this.redisUrl, key: run.vectors, node: this.name, family, log: this.#log }),
-      );
-    }
-    for (const c of consumers) await c.start();
-    this.#replicas.set(info.runId, consumers);
   }
 
   /** Wait until this member's part of a run has ended (and been posted). */
@@ -798,8 +717,7 @@ export class ClusterNode {
     this.#leaseTimer = undefined;
     this.#closed = true;
     await this.#stopLeading();
-    for (const list of this.#replicas.values()) for (const c of list) await c.stop();
-    this.#replicas.clear();
+    await this.#replicas.close();
     await this.#replay?.stop();
     await this.membership.leave().catch(() => undefined);
     await this.lease.release().catch(() => undefined);
