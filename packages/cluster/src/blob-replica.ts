@@ -1,4 +1,4 @@
-import type { BlobStore, Logger } from '@greenfinger/core';
+import { type BlobStore, LocalBlobStore, type Logger, OffThreadBlobStore } from '@greenfinger/core';
 import { type BinaryItem, FrameConsumer, type FrameSender } from './multicast-frames.js';
 import { str } from './wire.js';
 
@@ -7,7 +7,7 @@ const FILE_KEY = /^assets\/([^/]+)\/v(\d+)\/(?:pages|images)\//;
 /** The families whose files are on the member itself (per node): only they are replicated. */
 const LOCAL_FAMILIES = new Set(['local']);
 /** Files written at once by the receiving half. */
-const WRITES_AT_ONCE = 16;
+const WRITES_AT_ONCE = 64;
 
 /** Is this blob store per node (the local family), so the others need its files sent to them? */
 export function isPerNodeBlobStore(store: BlobStore): boolean {
@@ -76,6 +76,13 @@ export function blobReplicaConsumer(options: {
   log: Logger;
 }): FrameConsumer {
   const log = options.log.child({ component: 'blob-replica', node: options.node });
+  // The local store's writes go to a thread of their own (mkdir, open, write, close off the event loop, as a crawl's
+  // own files), opened with the first frame and closed with the consumer.
+  let writer: BlobStore | undefined;
+  const target = (): BlobStore => {
+    writer ??= options.store instanceof LocalBlobStore ? new OffThreadBlobStore(options.store) : options.store;
+    return writer;
+  };
   return new FrameConsumer({
     redisUrl: options.redisUrl,
     key: options.key,
@@ -90,8 +97,11 @@ export function blobReplicaConsumer(options: {
         return key && FILE_KEY.test(key) ? [{ key, body: item.body }] : [];
       });
       for (let i = 0; i < files.length; i += WRITES_AT_ONCE) {
-        await Promise.all(files.slice(i, i + WRITES_AT_ONCE).map((f) => options.store.put(f.key, f.body)));
+        await Promise.all(files.slice(i, i + WRITES_AT_ONCE).map((f) => target().put(f.key, f.body)));
       }
+    },
+    onStop: async () => {
+      if (writer && writer !== options.store) await writer.close();
     },
   });
 }

@@ -194,6 +194,7 @@ export class FrameConsumer {
   readonly #key: string;
   readonly #node: string;
   readonly #apply: (kind: string, items: unknown[]) => Promise<void>;
+  readonly #onStop: (() => Promise<void>) | undefined;
   readonly #log: Logger;
   readonly #count: number;
   /** Split items by `from|seq`: their pieces so far. */
@@ -212,11 +213,14 @@ export class FrameConsumer {
     log: Logger;
     /** Frames read (and applied together) at a time. @default 50 */
     count?: number;
+    /** Called once the consumer has stopped (what `apply` opened is closed there). */
+    onStop?: () => Promise<void>;
   }) {
     this.#redisUrl = options.redisUrl;
     this.#key = options.key;
     this.#node = options.node;
     this.#apply = options.apply;
+    this.#onStop = options.onStop;
     this.#log = options.log;
     this.#count = Math.max(1, options.count ?? 50);
   }
@@ -331,6 +335,7 @@ export class FrameConsumer {
     await this.#loop?.catch(() => undefined);
     this.#assembling.clear();
     if (this.#conn) await closeRedis(this.#conn);
+    await this.#onStop?.().catch((err: unknown) => this.#log.warn({ err }, 'the channel did not close cleanly'));
   }
 }
 
