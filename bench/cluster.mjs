@@ -13,8 +13,16 @@ import { fmt, goal, mdTable, median, repoRoot, saveResults } from './lib/report.
 
 const BIN = join(repoRoot, 'packages/shell/dist/bin.js');
 
+/** GF_BENCH_PROFILE=DIR: every member writes a V8 CPU profile there (read with bench/profile-summary.mjs). */
+const PROFILE = process.env.GF_BENCH_PROFILE;
+
 function run(args, env, { stdout = false } = {}) {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const node = PROFILE && args[0] === 'node' ? ['--cpu-prof', '--cpu-prof-dir', PROFILE] : [];
+  const child = spawn(process.execPath, [...node, BIN, ...args], {
+    cwd: repoRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (b) => {
