@@ -12,7 +12,7 @@
 #
 # Env: GF_SHARED_DIR (default: <checkout>/../shared), GF_TEST_PG_URL, REDIS_URL,
 #      GF_TEST_PRIVATE_SERVICES=1 (always start private PostgreSQL and Redis, ignoring the default ports),
-#      GF_TEST_TIMEOUT (seconds for vitest, default 1800). Extra arguments go to `vitest run`.
+#      GF_TEST_TIMEOUT (seconds for vitest, default 3600). Extra arguments go to `vitest run`.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -174,8 +174,8 @@ tsc_rc=0
 
 phase "tests (vitest run)"
 test_rc=0
-TMPDIR="$RUN_DIR/tmp" timeout --kill-after=30 "${GF_TEST_TIMEOUT:-1800}" "$PNPM" exec vitest run "$@" || test_rc=$?
-[ "$test_rc" = 124 ] && echo "test.sh: vitest did not finish within ${GF_TEST_TIMEOUT:-1800} s" >&2
+TMPDIR="$RUN_DIR/tmp" timeout --kill-after=30 "${GF_TEST_TIMEOUT:-3600}" "$PNPM" exec vitest run "$@" || test_rc=$?
+[ "$test_rc" = 124 ] && echo "test.sh: vitest did not finish within ${GF_TEST_TIMEOUT:-3600} s" >&2
 
 phase "done: lint $([ $lint_rc = 0 ] && echo ok || echo FAILED), typecheck $([ $tsc_rc = 0 ] && echo ok || echo FAILED), tests $([ $test_rc = 0 ] && echo ok || echo "FAILED ($test_rc)")"
 if [ "$test_rc" != 0 ]; then exit "$test_rc"; fi
