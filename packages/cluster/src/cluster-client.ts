@@ -7,8 +7,8 @@ import { LeaderGateway } from './leader-gateway.js';
 import { LeaderLease } from './leader-lease.js';
 import { Membership } from './membership.js';
 import { closeRedis, connectRedis } from './redis-connection.js';
-import { type ClusterReplayProgress, replayOnCluster } from './replay-client.js';
-import type { ClusterReplayReport, ReplayStarted } from './replay-protocol.js';
+import { type ReplayWaitOptions, replayOnCluster } from './replay-client.js';
+import type { ClusterReplayReport } from './replay-protocol.js';
 import type { ClusterReplayRequest } from './replay-scatter.js';
 import { CHECK, runState } from './routing-scripts.js';
 import { currentRun } from './run-supervisor.js';
@@ -235,15 +235,7 @@ export class ClusterClient {
    * Have the leader replay a stored version over the cluster (slices of 200 pages to every member, replay-scatter.ts)
    * and wait for the merged report, with progress every `intervalMs`.
    */
-  replay(
-    req: ClusterReplayRequest,
-    options: {
-      onStarted?: (started: ReplayStarted) => void;
-      onProgress?: (p: ClusterReplayProgress) => void;
-      intervalMs?: number;
-      timeoutMs?: number;
-    } = {},
-  ): Promise<ClusterReplayReport> {
+  replay(req: ClusterReplayRequest, options: ReplayWaitOptions = {}): Promise<ClusterReplayReport> {
     return replayOnCluster({ gateway: this.#gateway, redis: this.#redis, keys: this.keys }, req, options);
   }
 

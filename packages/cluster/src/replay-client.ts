@@ -15,6 +15,15 @@ export interface ClusterReplayProgress {
   byNode: ClusterReplayReport['byNode'];
 }
 
+/** How a caller waits for a cluster replay. */
+export interface ReplayWaitOptions {
+  onStarted?: (started: ReplayStarted) => void;
+  onProgress?: (p: ClusterReplayProgress) => void;
+  intervalMs?: number;
+  /** @default 6 hours */
+  timeoutMs?: number;
+}
+
 /**
  * Ask the leader to replay over the cluster and wait for the merged report, with progress every `intervalMs`.
  * @throws CrawlerError CLUSTER when the asker stopped (its heartbeat is gone) or it did not end in `timeoutMs`
@@ -22,13 +31,7 @@ export interface ClusterReplayProgress {
 export async function replayOnCluster(
   deps: { gateway: LeaderGateway; redis: Redis; keys: ClusterKeys },
   req: ClusterReplayRequest,
-  options: {
-    onStarted?: (started: ReplayStarted) => void;
-    onProgress?: (p: ClusterReplayProgress) => void;
-    intervalMs?: number;
-    /** @default 6 hours */
-    timeoutMs?: number;
-  } = {},
+  options: ReplayWaitOptions = {},
 ): Promise<ClusterReplayReport> {
   const started = await deps.gateway.call<ReplayStarted>('replay', [req]);
   options.onStarted?.(started);
