@@ -33,6 +33,10 @@ fi
 export GF_SHARED_DIR
 SERVE_CORPUS="$GF_SHARED_DIR/tools/serve-corpus.sh"
 
+# --- a checkout nobody may traverse (a fresh clone in a mktemp -d folder is 700): one test reads files as nobody
+# (file-extractor.test.ts) through the checkout's own sources, so as root give others the right to pass through it
+if is_root && [ "$(( 0$(stat -c %a "$ROOT") & 1 ))" = 0 ]; then chmod o+x "$ROOT"; fi
+
 # --- run dir and cleanup --------------------------------------------------------------------------------
 RUN_DIR="$(mktemp -d "${TMPDIR:-/tmp}/gf-test.XXXXXX")"
 chmod 711 "$RUN_DIR"
