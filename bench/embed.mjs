@@ -19,16 +19,18 @@ const CLI = join(repoRoot, 'packages/shell/dist/bin.js');
 const MALLOC = { MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '0', MALLOC_TOP_PAD_: '0' };
 
 const CHUNKS_1000 = { GF_CHUNK_SIZE: '1000', GF_CHUNK_OVERLAP: '200', GF_MAX_CHUNKS: '20' };
+// The variants measured before the ONNX graph existed ran the bundled encoder on TF.js: they still do.
+const TFJS = { GF_USE_LITE_ONNX: 'false' };
 
 /** The variants, by name: settings given to the crawl through its environment. */
 export const EMBED_VARIANTS = {
   baseline: {
     what: "today's pipeline before issue 18: 1 embedding worker, chunks of 1000 chars, overlap 200, at most 20, page by page, words and meaning published together at the end",
-    env: { GF_EMBEDDING_WORKERS: '1', ...CHUNKS_1000, GF_SEARCH_EARLY: 'false' },
+    env: { GF_EMBEDDING_WORKERS: '1', ...CHUNKS_1000, GF_SEARCH_EARLY: 'false', ...TFJS },
   },
   workers2: {
     what: '2 embedding workers (one model each), same chunks, published at the end',
-    env: { GF_EMBEDDING_WORKERS: '2', ...CHUNKS_1000, GF_SEARCH_EARLY: 'false' },
+    env: { GF_EMBEDDING_WORKERS: '2', ...CHUNKS_1000, GF_SEARCH_EARLY: 'false', ...TFJS },
   },
   chunks2000: {
     what: '2 workers, chunks of 2000 chars, overlap 200, at most 10 (the same text span per page), published at the end',
@@ -38,6 +40,7 @@ export const EMBED_VARIANTS = {
       GF_CHUNK_OVERLAP: '200',
       GF_MAX_CHUNKS: '10',
       GF_SEARCH_EARLY: 'false',
+      ...TFJS,
     },
   },
   chunks2000x6: {
@@ -48,6 +51,7 @@ export const EMBED_VARIANTS = {
       GF_CHUNK_OVERLAP: '200',
       GF_MAX_CHUNKS: '6',
       GF_SEARCH_EARLY: 'false',
+      ...TFJS,
     },
   },
   chunks4000: {
@@ -58,16 +62,28 @@ export const EMBED_VARIANTS = {
       GF_CHUNK_OVERLAP: '200',
       GF_MAX_CHUNKS: '5',
       GF_SEARCH_EARLY: 'false',
+      ...TFJS,
     },
   },
   early: {
-    what: '2 workers, same chunks; words published when the fetch ends, the first chunk of every page first, meaning from the vectors written so far (GF_SEARCH_EARLY, the default)',
-    env: { GF_EMBEDDING_WORKERS: '2', ...CHUNKS_1000, GF_SEARCH_EARLY: 'true' },
+    what: '2 workers, same chunks; words published when the fetch ends, the first chunk of every page first, meaning from the vectors written so far (GF_SEARCH_EARLY, the default), on TF.js',
+    env: { GF_EMBEDDING_WORKERS: '2', ...CHUNKS_1000, GF_SEARCH_EARLY: 'true', ...TFJS },
+  },
+  onnx: {
+    what: 'early, the bundled encoder run by onnxruntime-node from the graph the build converts from its weights (GF_USE_LITE_ONNX, the default when the graph is built; each worker 1 thread)',
+    env: { GF_EMBEDDING_WORKERS: '2', ...CHUNKS_1000, GF_SEARCH_EARLY: 'true', GF_USE_LITE_ONNX: 'true' },
   },
   defaults: { what: 'the settings as shipped (nothing set)', env: {} },
 };
 
-const ENV_KEYS = ['GF_EMBEDDING_WORKERS', 'GF_CHUNK_SIZE', 'GF_CHUNK_OVERLAP', 'GF_MAX_CHUNKS', 'GF_SEARCH_EARLY'];
+const ENV_KEYS = [
+  'GF_EMBEDDING_WORKERS',
+  'GF_CHUNK_SIZE',
+  'GF_CHUNK_OVERLAP',
+  'GF_MAX_CHUNKS',
+  'GF_SEARCH_EARLY',
+  'GF_USE_LITE_ONNX',
+];
 
 /**
  * Watches a crawl from outside, as a user would: every 250 ms it reads the search registry the crawl writes

@@ -9,6 +9,8 @@
 //   cluster             one cluster member vs three, side by side, handbook behind --latency 50 (GF_REDIS_URL;
 //                       --latency MS, --threads N (16), --host-concurrency N (2); not in `all`: it starts node processes)
 //   all                 every one of the above
+//   use-lite-onnx       the bundled USE-lite on TF.js wasm vs its ONNX graph on onnxruntime-node, same chunks
+//                       (--chunks N (480), --per-page N (3), --batch N (16), --variants tfjs,onnx-t1,…; not in `all`)
 //   render              adaptive extractor vs always-browser, client pages among static ones (--client N, --static N;
 //                       not in `all`: always-browser renders every page, about 1 page/s on 2 cores)
 // Every crawl first waits (at most --quiet-wait S, default 60) for the rest of the machine to go quiet.
@@ -17,6 +19,7 @@ import { clusterBench } from './cluster.mjs';
 import { compareBench, extractorBench, latencyBench, vectorsBench } from './crawl.mjs';
 import { embedBench } from './embed.mjs';
 import { frontierBench } from './frontier-bench.mjs';
+import { onnxUseLiteBench } from './onnx-use-lite.mjs';
 import { renderBench } from './render.mjs';
 import { searchBench } from './search.mjs';
 
@@ -40,7 +43,7 @@ function parseArgs(argv) {
 
 const { names, opts } = parseArgs(process.argv.slice(2));
 const wanted = names.includes('all') ? NAMES : names;
-const KNOWN = [...NAMES, 'render', 'cluster'];
+const KNOWN = [...NAMES, 'render', 'cluster', 'use-lite-onnx'];
 const unknown = wanted.filter((n) => !KNOWN.includes(n));
 if (wanted.length === 0 || unknown.length > 0) {
   console.error(
@@ -91,6 +94,14 @@ for (const name of wanted) {
     });
   } else if (name === 'render') {
     result = await renderBench({ client: num('client', 200), statics: num('static', 2000), quietWaitS });
+  } else if (name === 'use-lite-onnx') {
+    result = await onnxUseLiteBench({
+      chunks: num('chunks', 480),
+      perPage: num('per-page', 3),
+      batch: num('batch', 16),
+      variants: opts.variants ? opts.variants.split(',') : undefined,
+      quietWaitS,
+    });
   } else if (name === 'frontier') {
     result = await frontierBench();
   } else {

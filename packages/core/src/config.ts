@@ -320,6 +320,11 @@ export const processEnv = {
   heapGrowingPercent: 'GF_NODE_HEAP_GROWING_PERCENT',
   /** Another build of the SQLite FTS extension (a packaged build). @default native/build/gf_fts.so */
   ftsExtension: 'GF_FTS_EXTENSION',
+  /**
+   * `false` runs the bundled Universal Sentence Encoder on TF.js even when the build converted its ONNX graph.
+   * @default the ONNX graph when it is there
+   */
+  useLiteOnnx: 'GF_USE_LITE_ONNX',
 } as const;
 
 /** GF_* prefixes of the project's own scripts and tests (GF_TEST_PG_URL, GF_SCHEMA_DIR, …): not node settings. */

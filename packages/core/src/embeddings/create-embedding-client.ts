@@ -4,6 +4,7 @@ import type { EmbeddingClient } from './embedding-client.js';
 import { type EmbeddingSpec, loadEmbeddingClient } from './embedding-spec.js';
 import { PooledEmbeddingClient } from './pooled-embedding-client.js';
 import { findOnnxModel } from './transformers-embedding-client.js';
+import { findUseLiteOnnx } from './use-lite-onnx-embedding-client.js';
 import { WorkerEmbeddingClient, type WorkerEmbeddingOptions } from './worker-embedding-client.js';
 
 export interface CreateEmbeddingOptions extends WorkerEmbeddingOptions {
@@ -18,12 +19,19 @@ export interface CreateEmbeddingOptions extends WorkerEmbeddingOptions {
 
 /**
  * Which model to load, decided without loading anything: the ONNX model `<modelDir>/<textModel>` when it is
- * there, else the Universal Sentence Encoder shipped in npm, with the reason. Never downloads.
+ * there, else the Universal Sentence Encoder shipped in npm, with the reason — run by onnxruntime-node from the
+ * graph the build converts from its weights when that graph is there (`useLiteOnnx`, by default
+ * findUseLiteOnnx(); null: TF.js), else by TF.js. Never downloads.
  */
-export function chooseEmbeddingSpec(settings: Pick<Settings, 'modelDir' | 'textModel'>): EmbeddingSpec {
+export function chooseEmbeddingSpec(
+  settings: Pick<Settings, 'modelDir' | 'textModel'>,
+  useLiteOnnx: string | null | undefined = findUseLiteOnnx(),
+): EmbeddingSpec {
   const modelDir = resolve(settings.modelDir);
   if (findOnnxModel(modelDir, settings.textModel)) return { kind: 'transformers', modelDir, model: settings.textModel };
-  return { kind: 'use-lite', reason: `${settings.textModel} not found in ${modelDir}` };
+  const reason = `${settings.textModel} not found in ${modelDir}`;
+  if (useLiteOnnx) return { kind: 'use-lite-onnx', path: useLiteOnnx, reason };
+  return { kind: 'use-lite', reason };
 }
 
 /**

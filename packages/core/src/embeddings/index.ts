@@ -7,4 +7,5 @@ export * from './normalize.js';
 export * from './pooled-embedding-client.js';
 export * from './transformers-embedding-client.js';
 export * from './use-lite-embedding-client.js';
+export * from './use-lite-onnx-embedding-client.js';
 export * from './worker-embedding-client.js';

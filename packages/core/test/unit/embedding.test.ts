@@ -48,10 +48,19 @@ describe('embedding helpers', () => {
       modelDir: dir,
       model: 'quant',
     });
-    expect(chooseEmbeddingSpec({ modelDir: dir, textModel: 'multilingual-e5-small' })).toEqual({
+    expect(chooseEmbeddingSpec({ modelDir: dir, textModel: 'multilingual-e5-small' }, null)).toEqual({
       kind: 'use-lite',
       reason: `multilingual-e5-small not found in ${dir}`,
     });
+    // the bundled encoder runs from the graph the build converted, when it is there
+    expect(chooseEmbeddingSpec({ modelDir: dir, textModel: 'multilingual-e5-small' }, '/m/use-lite-512.onnx')).toEqual({
+      kind: 'use-lite-onnx',
+      path: '/m/use-lite-512.onnx',
+      reason: `multilingual-e5-small not found in ${dir}`,
+    });
+    expect(chooseEmbeddingSpec({ modelDir: dir, textModel: 'quant' }, '/m/use-lite-512.onnx').kind).toBe(
+      'transformers',
+    );
   });
 
   it('link density factor is 1.5 − density clamped to 0.5..1.5', () => {
