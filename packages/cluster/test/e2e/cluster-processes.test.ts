@@ -10,6 +10,7 @@ import { createTempDir, type TempDir } from '../../../core/test/support/tmp.js';
 import { ClusterClient } from '../../src/cluster-client.js';
 import type { ClusterRunReport } from '../../src/cluster-report.js';
 import { ControlChannel, type ControlMessage } from '../../src/control-channel.js';
+import { type MemberRoot, onMember, topUrls } from '../support/member-view.js';
 import { type TestCluster, testCluster, testRedisUrl, until } from '../support/redis.js';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -239,6 +240,11 @@ function sampleStreams(w: World): { stop(): Promise<Record<string, number>> } {
   };
 }
 
+/** One member's data root, and the database it records into. */
+function rootOf(w: World, name: string): MemberRoot {
+  return { dataStore: join(w.tmp.path, name), databaseUrl: w.records === 'shared PostgreSQL' ? w.db.url : '' };
+}
+
 /** Pages saved over the cluster so far (the members' progress, flushed every 500 ms). */
 async function savedSoFar(client: ClusterClient): Promise<number> {
   return (await client.status()).members.reduce((sum, m) => sum + (m.run?.saved ?? 0), 0);
@@ -289,33 +295,16 @@ describe.each<Records>(['shared PostgreSQL', 'per-node SQLite'])(
       const queries = ['network configuration', 'apache virtual host', 'debian package', 'samba', 'firewall rules'];
       const tops: Record<string, string[][]> = {};
       for (const name of ['n1', 'n2', 'n3']) {
-        tops[name] = queries.map((q) => {
-          const out = spawnSync(
-            process.execPath,
-            [bin, 'search', q, '--json', '--size', '10', '--data', join(w.tmp.path, name)],
-            {
-              cwd: root,
-              encoding: 'utf8',
-              env: env(w),
-              timeout: 60_000,
-            },
-          );
-          expect(out.status, out.stderr).toBe(0);
-          return (JSON.parse(out.stdout) as { results: Array<{ url: string }> }).results.map((x) => x.url);
-        });
-      }
-      // Every member's record database holds every saved page (per-node SQLite: the record channel).
-      for (const name of ['n1', 'n2', 'n3']) {
-        const out = spawnSync(
-          process.execPath,
-          [bin, 'versions', '--id', r.catalogId, '--json', '--data', join(w.tmp.path, name)],
-          { cwd: root, encoding: 'utf8', env: env(w), timeout: 60_000 },
-        );
-        expect(out.status, out.stderr).toBe(0);
-        const v0 = (JSON.parse(out.stdout) as Array<{ version: number; saved: number; serving: boolean }>).find(
-          (v) => v.version === 0,
-        );
-        expect(v0, name).toMatchObject({ saved: r.produced.saved, serving: true });
+        const [top, versions] = await onMember(rootOf(w, name), async (gf) => [
+          await topUrls(gf, queries),
+          await gf.versions.list({ id: r.catalogId }),
+        ]);
+        tops[name] = top;
+        // Every member's record database holds every saved page (per-node SQLite: the record channel).
+        expect(
+          versions.find((v) => v.version === 0),
+          name,
+        ).toMatchObject({ saved: r.produced.saved, serving: true });
       }
       if (records === 'per-node SQLite') {
         // Every member's data root holds every saved page's files and every picture (the blob channel).
@@ -386,7 +375,7 @@ describe('three member processes crawl the handbook, per-node SQLite, with vecto
     const w = await setUp('per-node SQLite');
     const { code, report, stderr } = await ended(
       w,
-      crawl(w, { outputs: 'file+index+vector', args: ['--max-pages', '150'] }),
+      crawl(w, { outputs: 'file+index+vector', args: ['--max-pages', '60'] }),
     );
     expect(code, stderr).toBe(0);
     const r = report as ClusterRunReport;
@@ -414,17 +403,8 @@ describe('three member processes crawl the handbook, per-node SQLite, with vecto
     expect(points.n3).toBe(points.n1);
     const queries = ['network configuration', 'how to install a package'];
     const tops: Record<string, string[][]> = {};
-    for (const name of ['n1', 'n2', 'n3']) {
-      tops[name] = queries.map((q) => {
-        const out = spawnSync(
-          process.execPath,
-          [bin, 'search', q, '--mode', 'meaning', '--json', '--size', '10', '--data', join(w.tmp.path, name)],
-          { cwd: root, encoding: 'utf8', env: env(w), timeout: 120_000 },
-        );
-        expect(out.status, out.stderr).toBe(0);
-        return (JSON.parse(out.stdout) as { results: Array<{ url: string }> }).results.map((x) => x.url);
-      });
-    }
+    for (const name of ['n1', 'n2', 'n3'])
+      tops[name] = await onMember(rootOf(w, name), (gf) => topUrls(gf, queries, 'meaning'));
     for (const [i, q] of queries.entries()) {
       expect(tops.n1?.[i]?.length, q).toBe(10);
       expect(tops.n2?.[i], q).toEqual(tops.n1?.[i]);

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,7 @@ import { createTempDir, type TempDir } from '../../../core/test/support/tmp.js';
 import { ClusterClient } from '../../src/cluster-client.js';
 import type { ClusterRunReport } from '../../src/cluster-report.js';
 import { type ClusterReplayReport, currentReplayKey, ReplayKeys } from '../../src/replay-protocol.js';
+import { onMember, topUrls } from '../support/member-view.js';
 import { type TestCluster, testCluster, testRedisUrl, until } from '../support/redis.js';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -111,16 +112,9 @@ function cli<T>(args: string[]): Promise<{ code: number | null; json: T | undefi
   );
 }
 
-function topsOn(name: string): string[][] {
-  return QUERIES.map((q) => {
-    const out = spawnSync(
-      process.execPath,
-      [bin, 'search', q, '--json', '--size', '10', '--data', join(w.tmp.path, name)],
-      { cwd: root, encoding: 'utf8', env: env(), timeout: 60_000 },
-    );
-    expect(out.status, `${name}: ${out.stderr}`).toBe(0);
-    return (JSON.parse(out.stdout) as { results: Array<{ url: string }> }).results.map((x) => x.url);
-  });
+/** The top 10 of each query on one member's own data root (its index; the shared PostgreSQL). */
+function topsOn(name: string): Promise<string[][]> {
+  return onMember({ dataStore: join(w.tmp.path, name), databaseUrl: w.db.url }, (gf) => topUrls(gf, QUERIES));
 }
 
 function replayArgs(layers: string): string[] {
@@ -161,7 +155,7 @@ beforeAll(async () => {
   expect(crawled.code, crawled.stderr).toBe(0);
   w.crawl = crawled.json as ClusterRunReport;
   expect(w.crawl.ending.published).toBe(true);
-  w.tops = topsOn('n1');
+  w.tops = await topsOn('n1');
   expect(w.tops[0]).toHaveLength(10);
 }, 240_000);
 
@@ -218,7 +212,7 @@ describe('replay scattered over the three nodes (shared PostgreSQL, per-node fil
     expect(r.republished).toBe(true);
     // An index replay never fetches: nothing reached the site.
     expect(w.corpus.accessLog().length).toBe(requestsBefore);
-    for (const name of NAMES) expect(topsOn(name), name).toEqual(w.tops);
+    for (const name of NAMES) expect(await topsOn(name), name).toEqual(w.tops);
     console.log(
       `index replay of ${pages} pages over three members in ${(wall / 1000).toFixed(1)} s (CLI wall), ` +
         `${(r.elapsedMs / 1000).toFixed(1)} s gathered: ` +
@@ -284,7 +278,7 @@ describe('replay scattered over the three nodes (shared PostgreSQL, per-node fil
         const lacking = victims.filter((row) => !has(row.htmlPath) || !has(row.textPath));
         expect(lacking.length, `${name} lacks the files of ${lacking.length} of ${victims.length} pages`).toBe(0);
       }
-      for (const name of survivors) expect(topsOn(name), name).toEqual(w.tops);
+      for (const name of survivors) expect(await topsOn(name), name).toEqual(w.tops);
       console.log(
         `kill -9 of ${victim} during a file+index replay: ${r.redone.length} slices done again ` +
           `(${r.redone.reduce((a, d) => a + d.pages, 0)} pages), ${r.requests} requests to fetch again what only it held; ` +
