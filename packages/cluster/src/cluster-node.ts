@@ -1,11 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import {
   type AdminWriter,
   type BlobStore,
   type Catalog,
-  type CatalogRequest,
   CrawlerError,
-  type CrawlVerb,
   contentDedupRegistry,
   createRecordDatabase,
   Greenfinger,
@@ -17,36 +14,34 @@ import {
   type NodeContext,
   type PolitenessContext,
   type RunContext,
-  reportStamp,
   type Settings,
   type VectorStoreFamily,
 } from '@greenfinger/core';
 import type { Redis } from 'ioredis';
-import { CATALOG_ROWS_OP, catalogRows, catchUpCatalogs } from './catalog-catch-up.js';
-import { ADMIN_OPS, ClusterAdminWriter } from './cluster-admin-writer.js';
+import { catchUpCatalogs } from './catalog-catch-up.js';
+import { ClusterAdminWriter } from './cluster-admin-writer.js';
 import { ClusterContentDedup } from './cluster-content-dedup.js';
 import { ClusterCrawlRunner } from './cluster-crawl-runner.js';
 import { ClusterPoliteness } from './cluster-politeness.js';
 import { ControlChannel, type ControlMessage } from './control-channel.js';
-import { announcingWriter, pruneDeletion, prunedBy } from './deletion-announcer.js';
+import { announcingWriter } from './deletion-announcer.js';
 import { DeletionFollower } from './deletion-follower.js';
 import { announceDeletion, type Deletion } from './deletion-log.js';
 import { ClusterKeys, checkName } from './keys.js';
-import { LeaderGateway, type LeaderHandler } from './leader-gateway.js';
+import { LeaderGateway } from './leader-gateway.js';
 import { LeaderLease } from './leader-lease.js';
+import { LeaderOps } from './leader-ops.js';
 import { Membership } from './membership.js';
 import { closeRedis, connectRedis } from './redis-connection.js';
+import { RedisPageBudget } from './redis-page-budget.js';
 import { RedisPictureRegistry } from './redis-picture-registry.js';
 import { RedisRenderMemory } from './redis-render-memory.js';
 import { ReplayMember } from './replay-member.js';
-import { activeReplay } from './replay-protocol.js';
-import { type ClusterReplayRequest, startReplay } from './replay-scatter.js';
 import { decodeRunInfo, type PolitenessScope, politenessScope, type RunInfo } from './run-info.js';
 import { postPart, takePart } from './run-member.js';
 import { RunReplicas } from './run-replicas.js';
-import { currentRun, RUN_TTL_SECONDS, supervise } from './run-supervisor.js';
+import { currentRun, supervise } from './run-supervisor.js';
 import { IndexReplicaChannel } from './search-replica.js';
-import { seenBuckets } from './url-seen.js';
 
 export interface ClusterNodeOptions {
   cluster: string;
@@ -70,20 +65,7 @@ export interface ClusterNodeOptions {
   politeness?: PolitenessScope | undefined;
 }
 
-/** What a crawl request sent to the leader names (a catalog, as `crawl` takes it, and the verb). */
-export interface ClusterCrawlRequest extends CatalogRequest {
-  action?: CrawlVerb | undefined;
-}
-
-/** The leader's answer to a crawl request. */
-export interface RunStarted {
-  runId: string;
-  catalogId: string;
-  catalog: string;
-  version: number;
-  action: CrawlVerb;
-  created: boolean;
-}
+export type { ClusterCrawlRequest, RunStarted } from './leader-ops.js';
 
 /**
  * A long-lived cluster member (`greenfinger node --cluster NAME`): a Greenfinger on its own data root whose
@@ -119,6 +101,8 @@ export class ClusterNode {
   readonly #completed = new Set<string>();
   /** The replicated channels of this member's runs: wrappers around its own stores, senders, receiving halves. */
   readonly #replicas: RunReplicas;
+  /** What the leader channel serves while this member leads (leader-ops.ts). */
+  readonly #leaderOps: LeaderOps;
   readonly #onCompleted: Array<(m: ControlMessage) => void> = [];
   /** Its part in a replay scattered over the cluster (replay-member.ts). */
   #replay: ReplayMember | undefined;
@@ -174,6 +158,21 @@ export class ClusterNode {
       gf: () => this.gf,
       runOf: (catalogId) => this.#runs.get(catalogId),
       replaySender: (channel, catalogId, version) => this.#replay?.sender(channel, catalogId, version),
+      log: this.#log,
+    });
+    this.#leaderOps = new LeaderOps({
+      name: init.name,
+      keys: init.keys,
+      redis: init.redis,
+      redisUrl: init.redisUrl,
+      control: this.control,
+      lease: this.lease,
+      membership: this.membership,
+      gf: () => this.gf,
+      localWriter: () => this.#localWriter(),
+      leaderWriter: () => this.#leaderWriter(),
+      announce: (d) => this.#announce(d),
+      politeness: () => this.#politeness,
       log: this.#log,
     });
   }
@@ -283,7 +282,7 @@ export class ClusterNode {
         if (!row) throw new CrawlerError('NOT_FOUND', `no catalog with id ${catalogId} on member ${this.name}`);
         return row;
       },
-      publishOnce: (catalogId: string, version: number) => this.#publishOnce(catalogId, version),
+      publishOnce: (catalogId: string, version: number) => this.#leaderOps.publishOnce(catalogId, version),
       // With a database of its own, a write the leader made is applied here too (admin-mirror.ts).
       ownRecords: async () => {
         const db = await this.gf.database();
@@ -325,6 +324,12 @@ export class ClusterNode {
         const run = this.#runs.get(ctx.catalog.id);
         if (!run || run.version !== ctx.version) return undefined;
         return new RedisPictureRegistry(redis, this.keys.run(run.runId).pictures, this.name, this.#log);
+      },
+      // maxPages over the members together: one count a place is taken from before a page is saved.
+      pageBudget: (ctx: RunContext) => {
+        const run = this.#runs.get(ctx.catalog.id);
+        if (!run || run.version !== ctx.version) return undefined;
+        return new RedisPageBudget(redis, this.keys.run(run.runId).budget, ctx.catalog.settings.maxPages, this.#log);
       },
       // GF_CLUSTER_POLITENESS=cluster: the catalog's per-host budget holds for the members together (cluster-politeness.ts).
       politeness: (ctx: PolitenessContext & RunContext) => {
@@ -429,7 +434,7 @@ export class ClusterNode {
     if (!this.#superviseTimer) this.#log.info({ token: this.lease.token }, 'this member leads the cluster');
     this.#superviseTimer ??= setInterval(() => void this.#superviseOnce(), 500);
     this.#superviseTimer.unref();
-    await this.gateway.serve(this.#handlers());
+    await this.gateway.serve(this.#leaderOps.handlers());
   }
 
   async #stopLeading(): Promise<void> {
@@ -457,143 +462,6 @@ export class ClusterNode {
     } finally {
       this.#supervising = false;
     }
-  }
-
-  #handlers(): Record<string, LeaderHandler> {
-    const handlers: Record<string, LeaderHandler> = {
-      crawl: (req: ClusterCrawlRequest) => this.#startRun(req),
-      stop: (reason: string) => this.#stopRun(reason === 'max-pages' ? 'max-pages' : 'interrupted'),
-      replay: (req: ClusterReplayRequest) =>
-        startReplay(
-          {
-            name: this.name,
-            keys: this.keys,
-            redis: this.#redis,
-            redisUrl: this.redisUrl,
-            gf: this.gf,
-            membership: this.membership,
-            log: this.#log,
-          },
-          req,
-        ),
-      [CATALOG_ROWS_OP]: () => catalogRows(this.gf),
-    };
-    for (const op of ADMIN_OPS) {
-      handlers[`admin.${op}`] =
-        op === 'publish'
-          ? (catalogId: string, version: number) => this.#publishOnce(catalogId, version)
-          : (...args: never[]) => (this.#leaderWriter()[op] as (...a: never[]) => Promise<unknown>)(...args);
-    }
-    return handlers;
-  }
-
-  /** On the leader: open a run (one per cluster), announce it, and answer with its id; members take part on STARTED. */
-  async #startRun(req: ClusterCrawlRequest): Promise<RunStarted> {
-    const action: CrawlVerb = req.action ?? 'crawl';
-    if (action === 'resume') {
-      throw new CrawlerError('BAD_INPUT', 'resume is not available on a cluster yet', {
-        fix: 'crawl or update the catalog instead (docs/cluster.md, "Not built yet")',
-      });
-    }
-    const busy = await currentRun(this.#redis, this.keys);
-    if (busy) {
-      throw new CrawlerError(
-        'CONFLICT',
-        `cluster "${this.keys.cluster}" is running ${busy.action} of "${busy.catalog.name}" (run ${busy.runId})`,
-        { fix: 'wait for it to complete, or stop it with `greenfinger pause --cluster`' },
-      );
-    }
-    if (await activeReplay(this.#redis, this.keys)) {
-      throw new CrawlerError('CONFLICT', `cluster "${this.keys.cluster}" is replaying a catalog`, {
-        fix: 'wait for the replay to end (replay --cluster prints its report then)',
-      });
-    }
-    const catalogs = await this.gf.catalogs();
-    const { catalog: resolved, created } =
-      action === 'crawl' ? await catalogs.resolve(req) : await catalogs.existing(req);
-    const version = action === 'rebuild' ? resolved.indexVersion + 1 : resolved.indexVersion;
-    const catalog = await this.#localWriter().setRunningState(resolved.id, action, version);
-    const runId = `${reportStamp(new Date())}-${randomBytes(3).toString('hex')}`;
-    const info: RunInfo = {
-      runId,
-      catalog,
-      version,
-      action,
-      buckets: seenBuckets(catalog.settings.maxPages),
-      startedAt: new Date().toISOString(),
-      from: this.name,
-      politeness: this.#politeness,
-    };
-    const claimed = await this.#redis.set(this.keys.currentRun, JSON.stringify(info), 'EX', RUN_TTL_SECONDS, 'NX');
-    if (claimed !== 'OK') {
-      throw new CrawlerError('CONFLICT', `cluster "${this.keys.cluster}" started another run meanwhile`, {
-        fix: 'see `greenfinger status --cluster`',
-      });
-    }
-    await this.control.publish({ type: 'STARTED', ...info });
-    this.#log.info({ runId, catalog: catalog.name, version, action }, 'run started');
-    return { runId, catalogId: catalog.id, catalog: catalog.name, version, action, created };
-  }
-
-  /** On the leader: end the run in progress for everyone (written once, then broadcast). */
-  async #stopRun(reason: 'interrupted' | 'max-pages'): Promise<{ runId: string } | null> {
-    const info = await currentRun(this.#redis, this.keys);
-    if (!info) return null;
-    await this.#redis.set(this.keys.run(info.runId).ending, reason, 'NX');
-    await this.control.publish({ type: 'STOP', runId: info.runId, from: this.name, reason });
-    return { runId: info.runId };
-  }
-
-  /**
-   * On the leader: publish a version, once per run and under the lease's fencing token (a stale leader is refused,
-   * and a version never moves backwards), then tell every member so each writes its own search registry.
-   */
-  async #publishOnce(catalogId: string, version: number): Promise<Catalog> {
-    const local = this.#localWriter();
-    const info = await currentRun(this.#redis, this.keys);
-    const run = info && info.catalog.id === catalogId && info.version === version ? info : undefined;
-    const verdict = await this.lease.fencedPublish(
-      this.lease.token,
-      catalogId,
-      version,
-      run ? this.keys.run(run.runId).published : undefined,
-    );
-    if (verdict === 'stale') {
-      throw new CrawlerError('CLUSTER', `member ${this.name} is no longer the leader; not published`, {
-        fix: 'the new leader publishes when asked again',
-      });
-    }
-    const row = async () => (await (await this.gf.database()).catalogs.get(catalogId)) as Catalog;
-    if (verdict === 'done') return row();
-    if (verdict === 'backwards') {
-      this.#log.warn({ catalogId, version }, 'a newer version is published already; not published backwards');
-      return row();
-    }
-    let after: Catalog;
-    let pruned: number[] = [];
-    try {
-      ({ value: after, pruned } = await prunedBy(this.gf, catalogId, () => local.publish(catalogId, version)));
-    } catch (err) {
-      if (run) await this.#redis.del(this.keys.run(run.runId).published);
-      throw err;
-    }
-    await this.control.publish({
-      type: 'PUBLISHED',
-      runId: run?.runId ?? '-',
-      from: this.name,
-      catalogId,
-      version,
-      catalog: after,
-    });
-    // The versions the publish pruned here go from every member's layers too (after PUBLISHED: no member's
-    // search registry is left naming one of them).
-    if (pruned.length > 0) {
-      await this.#announce(pruneDeletion(catalogId, pruned)).catch((err: unknown) => {
-        this.#log.error({ err, catalogId, pruned }, 'the pruned versions were not announced to the members');
-      });
-    }
-    this.#log.info({ catalogId, version, pruned }, 'version published');
-    return after;
   }
 
   // ── the control channel ──────────────────────────────────────────────────────────────────────────────────

@@ -99,6 +99,10 @@ export class RunKeys {
   get record(): string {
     return `${this.base}record`;
   }
+  /** The run's page limit counted once for every member (RedisPageBudget): the pages saved or being saved. */
+  get budget(): string {
+    return `${this.base}budget`;
+  }
   /** Who fetches each picture url of the run and what it became (RedisPictureRegistry): a field per url. */
   get pictures(): string {
     return `${this.base}pictures`;

@@ -93,4 +93,22 @@ describe('ClusterNode: a run started through the leader', () => {
       await client.close();
     }
   });
+
+  it('maxPages holds for the members together: a rebuild limited to 5 pages saves 5 over the three, and publishes', async () => {
+    const client = await ClusterClient.open({ cluster: cluster.name, redisUrl: testRedisUrl, log });
+    try {
+      const catalogId = (await (await nodes[0]!.gf.catalogs()).get({ url: site.origin })).id;
+      const report = await client.crawl({
+        id: catalogId,
+        action: 'rebuild',
+        settings: { maxPages: 5, threads: 8, minPublishRatio: 0 },
+      });
+      expect(report.version).toBe(1);
+      expect(report.produced.saved).toBe(5);
+      expect(Object.values(report.byNode).reduce((a, n) => a + n.produced.saved, 0)).toBe(5);
+      expect(report.ending).toMatchObject({ reason: 'max-pages', published: true });
+    } finally {
+      await client.close();
+    }
+  });
 });

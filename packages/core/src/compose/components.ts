@@ -8,6 +8,7 @@ import type { CrawlCoordinator } from '../engine/crawl-coordinator.js';
 import type { Politeness } from '../engine/crawl-engine.js';
 import type { DocumentConsumer } from '../engine/flow/consumers.js';
 import type { CrawlEventFilter, CrawlListener } from '../engine/flow/crawl-events.js';
+import type { PageBudget } from '../engine/page-budget.js';
 import type { PictureRegistry } from '../engine/picture-registry.js';
 import type { Extractor } from '../fetch/extractor.js';
 import type { Pacer } from '../fetch/politeness.js';
@@ -108,6 +109,11 @@ export interface GreenfingerComponents {
    * picture, the others link the row it became). Default: none — a run fetches each picture url once by itself.
    */
   pictureRegistry?: (ctx: RunContext) => PictureRegistry | undefined;
+  /**
+   * The page limit of one run when other processes save pages of it too (a cluster: one count in Redis, so the
+   * members together save at most `maxPages`). Default: none — a run counts its own pages.
+   */
+  pageBudget?: (ctx: RunContext) => PageBudget | undefined;
   /**
    * RenderMemory: what the adaptive extractor learned per host and url pattern, across runs (shared through Redis in
    * a cluster). Default: one JSON file per host under system/render-memory. Closed with the node.

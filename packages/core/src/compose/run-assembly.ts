@@ -252,6 +252,7 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
     imageFetcher: fetchers.image,
     politeness,
     pictures: f.components.pictureRegistry?.(ctx),
+    pageBudget: f.components.pageBudget?.(ctx),
     extract: assembleExtract(f, catalog, pool),
     normalize: files ? (raw, base) => normalizeUrl(raw, base, { file: true }) : (raw, base) => normalizeUrl(raw, base),
     outputs,

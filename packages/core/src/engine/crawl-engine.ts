@@ -108,6 +108,8 @@ export class CrawlEngine {
   #active = 0;
   /** Pages saved or about to be: the limit is checked against it, so in-flight pages cannot overshoot. */
   #reserved = 0;
+  /** The run's shared page budget (a cluster's) said no: the limit is reached over every process of the run. */
+  #budgetSpent = false;
   #stopReason: EndReason | undefined;
   /** The fetch is over: the run writes the vectors left (a stop now ends that, see #writeVectors). */
   #vectorPhase = false;
@@ -156,16 +158,21 @@ export class CrawlEngine {
       },
       onCommitted: () => this.#notify(),
     });
-    const maxPages = () => deps.catalog.settings.maxPages;
     const limit: PageLimit = {
-      reached: () => this.#reserved >= maxPages(),
-      reserve: () => {
-        if (this.#reserved >= maxPages()) return false;
+      reached: () => this.#limitReached(),
+      reserve: async () => {
+        if (this.#limitReached()) return false;
         this.#reserved++;
+        if (deps.pageBudget && !(await deps.pageBudget.take())) {
+          this.#reserved--;
+          this.#budgetSpent = true;
+          return false;
+        }
         return true;
       },
       release: () => {
         this.#reserved--;
+        deps.pageBudget?.giveBack();
       },
     };
     this.#pipeline = {
@@ -180,6 +187,10 @@ export class CrawlEngine {
       limit,
     };
     deps.outputs.onDurable((layer, id, ok) => this.#owed.onDurable(layer, id, ok));
+  }
+
+  #limitReached(): boolean {
+    return this.#budgetSpent || this.#reserved >= this.#d.catalog.settings.maxPages;
   }
 
   /** Pages being handled right now. */
@@ -486,7 +497,7 @@ export class CrawlEngine {
     const deadline = Date.now() + d.catalog.settings.durationMinutes * 60_000 + 60_000;
     this.#live++;
     while (!this.#stopReason && Date.now() < deadline) {
-      if (this.#reserved >= d.catalog.settings.maxPages) {
+      if (this.#limitReached()) {
         this.stop('max-pages');
         break;
       }

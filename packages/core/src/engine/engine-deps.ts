@@ -15,6 +15,7 @@ import type { CrawlResult, SessionEnd } from './crawl-engine.js';
 import type { DocumentConsumer } from './flow/consumers.js';
 import type { CrawlEvents } from './flow/crawl-events.js';
 import type { InflightStore } from './inflight-store.js';
+import type { PageBudget } from './page-budget.js';
 import type { PictureRegistry } from './picture-registry.js';
 
 /** Which document parser reads an answer, and the extension its original bytes are kept under (`.pdf`). */
@@ -58,6 +59,8 @@ export interface CrawlEngineDeps {
   politeness: Politeness;
   /** Who fetches each picture url when other processes crawl the same run (a cluster); absent: this run alone. */
   pictures?: PictureRegistry | undefined;
+  /** The page limit shared with the other processes of the run (a cluster); absent: `maxPages` counted here. */
+  pageBudget?: PageBudget | undefined;
   /** Content of a page: html as text, or as bytes decoded with the charset of `contentType` (or sniffed). */
   extract: (html: string | Buffer, url: string, contentType?: string) => Promise<ExtractedContent>;
   normalize: (raw: string, base?: string) => string | undefined;

@@ -52,8 +52,8 @@ function done(outcome: Outcome, detail?: string, why?: string): Done {
 /** Saved pages or about to be: the limit is checked against it, so in-flight pages cannot overshoot. */
 export interface PageLimit {
   reached(): boolean;
-  /** Take a place under the limit; false when there is none left. */
-  reserve(): boolean;
+  /** Take a place under the limit (the run's, and a cluster's shared budget); false when there is none left. */
+  reserve(): Promise<boolean>;
   /** Give a place back (the page was not saved after all). */
   release(): void;
 }
@@ -404,7 +404,7 @@ const contentDedup: Stage = async (page, { deps: d, clock }) => {
 
 /** The page will be saved: it takes its place under maxPages now, or is abandoned when there is none. */
 const pageLimitReservation: Stage = async (page, { limit }) => {
-  if (!limit.reserve()) return ABANDON;
+  if (!(await limit.reserve())) return ABANDON;
   page.reserved = true;
   return NEXT;
 };

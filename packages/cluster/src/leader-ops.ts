@@ -1,0 +1,210 @@
+import { randomBytes } from 'node:crypto';
+import {
+  type AdminWriter,
+  type Catalog,
+  type CatalogRequest,
+  CrawlerError,
+  type CrawlVerb,
+  type Greenfinger,
+  type Logger,
+  reportStamp,
+} from '@greenfinger/core';
+import type { Redis } from 'ioredis';
+import { CATALOG_ROWS_OP, catalogRows } from './catalog-catch-up.js';
+import { ADMIN_OPS } from './cluster-admin-writer.js';
+import type { ControlChannel } from './control-channel.js';
+import { pruneDeletion, prunedBy } from './deletion-announcer.js';
+import type { Deletion } from './deletion-log.js';
+import type { ClusterKeys } from './keys.js';
+import type { LeaderHandler } from './leader-gateway.js';
+import type { LeaderLease } from './leader-lease.js';
+import type { Membership } from './membership.js';
+import { activeReplay } from './replay-protocol.js';
+import { type ClusterReplayRequest, startReplay } from './replay-scatter.js';
+import type { PolitenessScope, RunInfo } from './run-info.js';
+import { currentRun, RUN_TTL_SECONDS } from './run-supervisor.js';
+import { seenBuckets } from './url-seen.js';
+
+/** What a crawl request sent to the leader names (a catalog, as `crawl` takes it, and the verb). */
+export interface ClusterCrawlRequest extends CatalogRequest {
+  action?: CrawlVerb | undefined;
+}
+
+/** The leader's answer to a crawl request. */
+export interface RunStarted {
+  runId: string;
+  catalogId: string;
+  catalog: string;
+  version: number;
+  action: CrawlVerb;
+  created: boolean;
+}
+
+/** What the leader's operations need of the member that leads. */
+export interface LeaderOpsDeps {
+  name: string;
+  keys: ClusterKeys;
+  redis: Redis;
+  redisUrl: string;
+  control: ControlChannel;
+  lease: LeaderLease;
+  membership: Membership;
+  gf: () => Greenfinger;
+  /** The member's own writer (its own database and registries). */
+  localWriter: () => AdminWriter;
+  /** Its writer as leader: each deletion announced to every member. */
+  leaderWriter: () => AdminWriter;
+  announce: (deletion: Deletion) => Promise<string>;
+  politeness: () => PolitenessScope;
+  log: Logger;
+}
+
+/**
+ * What the leader channel serves while this member leads: opening and ending a run (one per cluster), a replay
+ * scattered over the members, the catalog rows for a joining member, and every administrative write of the gateway,
+ * publish fenced by the lease.
+ */
+export class LeaderOps {
+  readonly #d: LeaderOpsDeps;
+
+  constructor(deps: LeaderOpsDeps) {
+    this.#d = deps;
+  }
+
+  handlers(): Record<string, LeaderHandler> {
+    const handlers: Record<string, LeaderHandler> = {
+      crawl: (req: ClusterCrawlRequest) => this.startRun(req),
+      stop: (reason: string) => this.stopRun(reason === 'max-pages' ? 'max-pages' : 'interrupted'),
+      replay: (req: ClusterReplayRequest) =>
+        startReplay(
+          {
+            name: this.#d.name,
+            keys: this.#d.keys,
+            redis: this.#d.redis,
+            redisUrl: this.#d.redisUrl,
+            gf: this.#d.gf(),
+            membership: this.#d.membership,
+            log: this.#d.log,
+          },
+          req,
+        ),
+      [CATALOG_ROWS_OP]: () => catalogRows(this.#d.gf()),
+    };
+    for (const op of ADMIN_OPS) {
+      handlers[`admin.${op}`] =
+        op === 'publish'
+          ? (catalogId: string, version: number) => this.publishOnce(catalogId, version)
+          : (...args: never[]) => (this.#d.leaderWriter()[op] as (...a: never[]) => Promise<unknown>)(...args);
+    }
+    return handlers;
+  }
+
+  /** On the leader: open a run (one per cluster), announce it, and answer with its id; members take part on STARTED. */
+  async startRun(req: ClusterCrawlRequest): Promise<RunStarted> {
+    const action: CrawlVerb = req.action ?? 'crawl';
+    if (action === 'resume') {
+      throw new CrawlerError('BAD_INPUT', 'resume is not available on a cluster yet', {
+        fix: 'crawl or update the catalog instead (docs/cluster.md, "Not built yet")',
+      });
+    }
+    const busy = await currentRun(this.#d.redis, this.#d.keys);
+    if (busy) {
+      throw new CrawlerError(
+        'CONFLICT',
+        `cluster "${this.#d.keys.cluster}" is running ${busy.action} of "${busy.catalog.name}" (run ${busy.runId})`,
+        { fix: 'wait for it to complete, or stop it with `greenfinger pause --cluster`' },
+      );
+    }
+    if (await activeReplay(this.#d.redis, this.#d.keys)) {
+      throw new CrawlerError('CONFLICT', `cluster "${this.#d.keys.cluster}" is replaying a catalog`, {
+        fix: 'wait for the replay to end (replay --cluster prints its report then)',
+      });
+    }
+    const catalogs = await this.#d.gf().catalogs();
+    const { catalog: resolved, created } =
+      action === 'crawl' ? await catalogs.resolve(req) : await catalogs.existing(req);
+    const version = action === 'rebuild' ? resolved.indexVersion + 1 : resolved.indexVersion;
+    const catalog = await this.#d.localWriter().setRunningState(resolved.id, action, version);
+    const runId = `${reportStamp(new Date())}-${randomBytes(3).toString('hex')}`;
+    const info: RunInfo = {
+      runId,
+      catalog,
+      version,
+      action,
+      buckets: seenBuckets(catalog.settings.maxPages),
+      startedAt: new Date().toISOString(),
+      from: this.#d.name,
+      politeness: this.#d.politeness(),
+    };
+    const claimed = await this.#d.redis.set(this.#d.keys.currentRun, JSON.stringify(info), 'EX', RUN_TTL_SECONDS, 'NX');
+    if (claimed !== 'OK') {
+      throw new CrawlerError('CONFLICT', `cluster "${this.#d.keys.cluster}" started another run meanwhile`, {
+        fix: 'see `greenfinger status --cluster`',
+      });
+    }
+    await this.#d.control.publish({ type: 'STARTED', ...info });
+    this.#d.log.info({ runId, catalog: catalog.name, version, action }, 'run started');
+    return { runId, catalogId: catalog.id, catalog: catalog.name, version, action, created };
+  }
+
+  /** On the leader: end the run in progress for everyone (written once, then broadcast). */
+  async stopRun(reason: 'interrupted' | 'max-pages'): Promise<{ runId: string } | null> {
+    const info = await currentRun(this.#d.redis, this.#d.keys);
+    if (!info) return null;
+    await this.#d.redis.set(this.#d.keys.run(info.runId).ending, reason, 'NX');
+    await this.#d.control.publish({ type: 'STOP', runId: info.runId, from: this.#d.name, reason });
+    return { runId: info.runId };
+  }
+
+  /**
+   * On the leader: publish a version, once per run and under the lease's fencing token (a stale leader is refused,
+   * and a version never moves backwards), then tell every member so each writes its own search registry.
+   */
+  async publishOnce(catalogId: string, version: number): Promise<Catalog> {
+    const local = this.#d.localWriter();
+    const info = await currentRun(this.#d.redis, this.#d.keys);
+    const run = info && info.catalog.id === catalogId && info.version === version ? info : undefined;
+    const verdict = await this.#d.lease.fencedPublish(
+      this.#d.lease.token,
+      catalogId,
+      version,
+      run ? this.#d.keys.run(run.runId).published : undefined,
+    );
+    if (verdict === 'stale') {
+      throw new CrawlerError('CLUSTER', `member ${this.#d.name} is no longer the leader; not published`, {
+        fix: 'the new leader publishes when asked again',
+      });
+    }
+    const row = async () => (await (await this.#d.gf().database()).catalogs.get(catalogId)) as Catalog;
+    if (verdict === 'done') return row();
+    if (verdict === 'backwards') {
+      this.#d.log.warn({ catalogId, version }, 'a newer version is published already; not published backwards');
+      return row();
+    }
+    let after: Catalog;
+    let pruned: number[] = [];
+    try {
+      ({ value: after, pruned } = await prunedBy(this.#d.gf(), catalogId, () => local.publish(catalogId, version)));
+    } catch (err) {
+      if (run) await this.#d.redis.del(this.#d.keys.run(run.runId).published);
+      throw err;
+    }
+    await this.#d.control.publish({
+      type: 'PUBLISHED',
+      runId: run?.runId ?? '-',
+      from: this.#d.name,
+      catalogId,
+      version,
+      catalog: after,
+    });
+    // The versions the publish pruned here go from every member's layers too (after PUBLISHED: no member's
+    // search registry is left naming one of them).
+    if (pruned.length > 0) {
+      await this.#d.announce(pruneDeletion(catalogId, pruned)).catch((err: unknown) => {
+        this.#d.log.error({ err, catalogId, pruned }, 'the pruned versions were not announced to the members');
+      });
+    }
+    this.#d.log.info({ catalogId, version, pruned }, 'version published');
+    return after;
+  }
+}
