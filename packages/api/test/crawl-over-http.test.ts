@@ -101,6 +101,8 @@ describe('a crawl driven over the API (inject)', () => {
     const one = (await f.call({ method: 'GET', url: `/v2/urls/${missing.urlId}`, as: 'support' })).json().data;
     expect(one).toMatchObject({ urlId: missing.urlId, url: missing.url, state: 'failed' });
     expect(one.explanation).toBeTruthy();
+    // The row carries the form a link wrote the url in: null, as /missing.html is linked in its normal form.
+    expect(one).toHaveProperty('foundAs', null);
     // A redirect target carries the chain that led to it.
     const target = (await f.call({ method: 'GET', url: '/v2/urls?catalog=garden&q=loop-b', as: 'support' })).json().data
       .items[0];

@@ -132,6 +132,8 @@ export interface UrlRow {
   depth: number;
   /** The redirects that led to this url, first one first. */
   redirects: string[];
+  /** The link as it was written when url normalisation changed it (a session id, a fragment, …); null when not. */
+  foundAs: string | null;
   fetchedAt: string | null;
   catalogId: string;
   version: number;

@@ -27,6 +27,7 @@ export function urlView(row: LedgerRow) {
     referrer: row.referrer,
     depth: row.depth,
     redirects: row.redirects,
+    foundAs: row.foundAs,
     fetchedAt: row.fetchedAt,
     catalogId: row.catalogId,
     version: row.version,

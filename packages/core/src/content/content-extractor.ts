@@ -15,6 +15,11 @@ export interface ExtractedLink {
   text: string;
   /** rel="nofollow" */
   nofollow: boolean;
+  /**
+   * The link as written (absolute: see url/found-as.ts), when url normalisation changed it: the url ledger keeps it
+   * on the url's row. Absent when the link was written in its normal form.
+   */
+  foundAs?: string | undefined;
 }
 
 export interface ExtractedContent {

@@ -43,6 +43,7 @@ export function ledgerRows(
         referrer: e.referrer ?? null,
         depth: e.depth,
         redirects: e.redirectChain ?? [],
+        foundAs: e.foundAs ?? null,
         fetchedAt: null,
       }),
     );
@@ -59,13 +60,14 @@ export function ledgerRows(
         referrer: r.referrer ?? null,
         depth: r.depth ?? 0,
         redirects: [],
+        foundAs: r.foundAs ?? null,
         fetchedAt: null,
       }),
     );
   }
   for (const c of batch) {
     if (!c.lease || !c.outcome) continue;
-    const { url, depth, referrer, redirectChain } = c.lease;
+    const { url, depth, referrer, redirectChain, foundAs } = c.lease;
     rows.push(
       row(url, c.hash ?? urlHash(url), {
         state: ledgerState(c.outcome),
@@ -76,6 +78,7 @@ export function ledgerRows(
         referrer: referrer ?? null,
         depth,
         redirects: redirectChain ?? [],
+        foundAs: foundAs ?? null,
         fetchedAt: c.fetchedAt ?? null,
       }),
     );

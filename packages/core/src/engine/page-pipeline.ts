@@ -18,7 +18,7 @@ import type { SitemapResolver } from './flow/sitemap-resolver.js';
 import type { OwedWrites } from './owed-writes.js';
 import type { PageImages } from './page-images.js';
 import { politeFetch } from './polite-fetch.js';
-import type { Offer, QueuePipeline } from './queue-pipeline.js';
+import type { Offer, OfferedLink, QueuePipeline } from './queue-pipeline.js';
 import type { StageClock } from './stage-clock.js';
 import { canonicalInPage } from './stages/canonical.js';
 import { childPaths } from './stages/child-paths.js';
@@ -349,10 +349,13 @@ const linkExtraction: Stage = async (page, { queue }) => {
   return NEXT;
 };
 
-/** The links a page's robots directives let the crawl follow: every link but the `rel=nofollow` ones. */
-export function followed(links: ExtractedContent['links']): string[] {
-  const urls: string[] = [];
-  for (const l of links) if (!l.nofollow) urls.push(l.url);
+/**
+ * The links a page's robots directives let the crawl follow: every link but the `rel=nofollow` ones, each with the
+ * form it was written in when normalisation changed it.
+ */
+export function followed(links: ExtractedContent['links']): OfferedLink[] {
+  const urls: OfferedLink[] = [];
+  for (const l of links) if (!l.nofollow) urls.push(l);
   return urls;
 }
 

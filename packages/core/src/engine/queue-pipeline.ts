@@ -1,6 +1,7 @@
 import { defaultCatalogSettings } from '../config.js';
 import type { FrontierEntry } from '../frontier/frontier.js';
 import type { Outcome } from '../outcomes.js';
+import { foundAs, writtenForm } from '../url/found-as.js';
 import { normalizeUrl } from '../url/normalize.js';
 import type { CrawlEngineDeps } from './engine-deps.js';
 import { TrapBudget, trapRefusal } from './trap-budget.js';
@@ -14,6 +15,17 @@ export interface Refusal {
   /** The depth it was offered at, and the page that linked to it (the url ledger records both). */
   depth?: number | undefined;
   referrer?: string | undefined;
+  /** The link as written, when normalisation changed it (see FrontierEntry.foundAs). */
+  foundAs?: string | undefined;
+}
+
+/**
+ * A link offered with the form it was written in, when normalisation changed it (an extracted link's `foundAs`);
+ * a plain string is a url as written (or, offered `normalized`, a url already in its normal form).
+ */
+export interface OfferedLink {
+  url: string;
+  foundAs?: string | undefined;
 }
 
 /** Links a page offers: the accepted ones go to the frontier at commit; refused ones are counted there. */
@@ -94,10 +106,11 @@ export class QueuePipeline {
 
   /**
    * Links found at `depth` on `referrer`; a negative priority queues them first (seeds, redirect targets). A redirect
-   * target is offered with its `hop`: how many redirects led to it and the chain's urls.
+   * target is offered with its `hop`: how many redirects led to it and the chain's urls. A url written otherwise than
+   * its normal form carries that form (`foundAs`, the first of the offer's links to it).
    */
   async offer(
-    rawUrls: string[],
+    rawUrls: ReadonlyArray<string | OfferedLink>,
     depth: number,
     referrer: string | undefined,
     priority = 0,
@@ -105,13 +118,16 @@ export class QueuePipeline {
     hop?: RedirectHop,
   ): Promise<Offer> {
     const d = this.#d;
-    const unique = new Set<string>();
-    for (const raw of rawUrls) {
+    /** Each url once, with the form its first link was written in (undefined when that was its normal form). */
+    const unique = new Map<string, string | undefined>();
+    for (const link of rawUrls) {
+      const raw = typeof link === 'string' ? link : link.url;
       const url = this.canonical(raw, referrer, normalized);
-      if (url && !this.#offered.has(url) && !this.#refused.has(url)) unique.add(url);
+      if (!url || unique.has(url) || this.#offered.has(url) || this.#refused.has(url)) continue;
+      unique.set(url, foundAs(writtenAs(link, referrer, normalized), url));
     }
     const offer: Offer = { accepted: [], refused: [] };
-    for (const url of unique) {
+    for (const [url, written] of unique) {
       const verdict = await d.acceptors.check({ url, depth, referrer });
       if (verdict.accept) {
         const entry: FrontierEntry = {
@@ -124,6 +140,7 @@ export class QueuePipeline {
           entry.redirects = hop.redirects;
           entry.redirectChain = hop.redirectChain;
         }
+        if (written !== undefined) entry.foundAs = written;
         offer.accepted.push(entry);
       } else {
         offer.refused.push({
@@ -133,6 +150,7 @@ export class QueuePipeline {
           reason: verdict.reason,
           depth,
           referrer,
+          ...(written !== undefined ? { foundAs: written } : {}),
         });
       }
     }
@@ -174,7 +192,12 @@ export class QueuePipeline {
         if (this.#offered.has(entry.url) || this.#refused.has(entry.url)) continue;
         const trap = this.traps.admit(entry);
         if (trap) {
-          refuse({ ...trapRefusal(entry.url, trap), depth: entry.depth, referrer: entry.referrer });
+          refuse({
+            ...trapRefusal(entry.url, trap),
+            depth: entry.depth,
+            referrer: entry.referrer,
+            foundAs: entry.foundAs,
+          });
           continue;
         }
         if (this.#offered.size < MAX_OFFERED) this.#offered.add(entry.url);
@@ -185,4 +208,13 @@ export class QueuePipeline {
     }
     return { puts, refused };
   }
+}
+
+/**
+ * The form a link was written in: an extracted link's `foundAs` (else its url, in normal form but for the catalog's
+ * own session parameters); a plain string offered `normalized` as it is, else made absolute against `referrer`.
+ */
+function writtenAs(link: string | OfferedLink, referrer: string | undefined, normalized: boolean): string | undefined {
+  if (typeof link !== 'string') return link.foundAs ?? link.url;
+  return normalized ? link : writtenForm(link, referrer);
 }

@@ -55,23 +55,26 @@ export function checkEntry(entry: FrontierEntry): void {
 
 /**
  * Compact JSON of an entry for the `f:` and `i:` values: `[url, depth, referrer, priority]`, and for a redirect
- * target two more, `redirects` and `redirectChain`. Entries written before redirects were carried (four elements)
- * still decode, as entries without a chain.
+ * target two more, `redirects` and `redirectChain`; a url found written otherwise adds `foundAs` seventh (after a
+ * 0 and [] when it is no redirect target). Entries written before redirects were carried (four elements) still
+ * decode, as entries without a chain; entries written before `foundAs` (six at most), as entries without it.
  */
 export function encodeEntry(entry: FrontierEntry): string {
   const base: unknown[] = [entry.url, entry.depth, entry.referrer ?? null, entry.priority ?? null];
-  if (entry.redirects) base.push(entry.redirects, entry.redirectChain ?? []);
+  if (entry.redirects || entry.foundAs) base.push(entry.redirects ?? 0, entry.redirectChain ?? []);
+  if (entry.foundAs) base.push(entry.foundAs);
   return JSON.stringify(base);
 }
 
 export function decodeEntry(value: string): FrontierEntry {
-  const [url, depth, referrer, priority, redirects, chain] = JSON.parse(value) as [
+  const [url, depth, referrer, priority, redirects, chain, foundAs] = JSON.parse(value) as [
     string,
     number,
     string | null,
     number | null,
     number | undefined,
     string[] | undefined,
+    string | undefined,
   ];
   const entry: FrontierEntry = { url, depth };
   if (referrer !== null) entry.referrer = referrer;
@@ -80,5 +83,6 @@ export function decodeEntry(value: string): FrontierEntry {
     entry.redirects = redirects;
     entry.redirectChain = Array.isArray(chain) ? chain : [];
   }
+  if (typeof foundAs === 'string' && foundAs !== '') entry.foundAs = foundAs;
   return entry;
 }

@@ -19,6 +19,11 @@ export interface FrontierEntry {
   redirects?: number | undefined;
   /** A redirect target: the urls of its chain so far, first one first (a Location back to one of them is a loop). */
   redirectChain?: string[] | undefined;
+  /**
+   * The link as it was written, when url normalisation changed it (a session id, a fragment, letter case, …): the
+   * url ledger keeps it on the url's row (url/found-as.ts). Absent for a url found in its normal form.
+   */
+  foundAs?: string | undefined;
 }
 
 /** A polled entry; ack() it once its outcome is durable. */

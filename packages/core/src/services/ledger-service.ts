@@ -295,6 +295,7 @@ function crawlingRow(catalogId: string, version: number, u: InFlightUrl, held: L
     referrer: u.referrer ?? held?.referrer ?? null,
     depth: u.depth,
     redirects: held?.redirects ?? [],
+    foundAs: held?.foundAs ?? null,
     fetchedAt: null,
     updatedAt: u.since,
   };
@@ -403,8 +404,9 @@ function linkedFrom(row: LedgerRow): string {
   const chain = row.redirects ?? [];
   const redirected =
     chain.length > 0 ? `, reached by ${chain.length} redirect${chain.length > 1 ? 's' : ''} from ${chain[0]}` : '';
-  if (row.referrer) return `, depth ${row.depth}${redirected}, linked from ${row.referrer}`;
-  return row.depth === 0 ? `, a start url${redirected}` : `, depth ${row.depth}${redirected}`;
+  const found = row.foundAs ? `, found as ${row.foundAs}` : '';
+  if (row.referrer) return `, depth ${row.depth}${redirected}${found}, linked from ${row.referrer}`;
+  return row.depth === 0 ? `, a start url${redirected}${found}` : `, depth ${row.depth}${redirected}${found}`;
 }
 
 function refusedBy(row: LedgerRow): string {

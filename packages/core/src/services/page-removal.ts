@@ -95,6 +95,7 @@ function orphanRow(resource: ResourceRow, held: LedgerRow | undefined, now: stri
     referrer: held?.referrer ?? null,
     depth: held?.depth ?? resource.depth,
     redirects: held?.redirects ?? [],
+    foundAs: held?.foundAs ?? null,
     fetchedAt: held?.fetchedAt ?? resource.fetchedAt,
     updatedAt: now,
   };

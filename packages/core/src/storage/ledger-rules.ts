@@ -1,4 +1,5 @@
 import { Outcome } from '../outcomes.js';
+import { URL_LEDGER } from './record-columns.js';
 import { LEDGER_STATES, type LedgerQuery, type LedgerRow, type LedgerState } from './record-store.js';
 
 /** The states a url ends in: a later `queued` (or `crawling`) row never replaces one of them. */
@@ -70,13 +71,26 @@ export function ledgerReplaces(held: Pick<LedgerRow, 'state'>, next: Pick<Ledger
   return !ON_THE_WAY.has(next.state) && next.outcome !== Outcome.REJECTED_KNOWN;
 }
 
+/**
+ * The `foundAs` a row replacing `held` is written with: while the url is on the way in its run (`held` queued or
+ * crawling), the form held stays (the first form that queued it in the run, even when a later row of the run does
+ * not carry it); once `held` is an end state, a later run's row brings its own, or none.
+ */
+export function ledgerFoundAs(held: Pick<LedgerRow, 'state' | 'foundAs'>, next: Pick<LedgerRow, 'foundAs'>) {
+  return ON_THE_WAY.has(held.state) && held.foundAs ? held.foundAs : (next.foundAs ?? null);
+}
+
 /** One row per id, as recording the rows one after the other under {@link ledgerReplaces} would leave them. */
 export function collapseLedgerRows(rows: readonly LedgerRow[]): LedgerRow[] {
   if (rows.length < 2) return [...rows];
   const byId = new Map<string, LedgerRow>();
   for (const row of rows) {
     const held = byId.get(row.id);
-    if (!held || ledgerReplaces(held, row)) byId.set(row.id, row);
+    if (!held) byId.set(row.id, row);
+    else if (ledgerReplaces(held, row)) {
+      const foundAs = ledgerFoundAs(held, row);
+      byId.set(row.id, foundAs === row.foundAs ? row : { ...row, foundAs });
+    }
   }
   return [...byId.values()];
 }
@@ -94,6 +108,22 @@ export function ledgerReplaceCondition(t = '"crawler_url"'): string {
     `OR (${t}."state" IN (${ended}) AND (excluded."state" IN (${list(ON_THE_WAY)}) ` +
     `OR excluded."outcome" = '${Outcome.REJECTED_KNOWN}')))`
   );
+}
+
+/**
+ * The SET list of the ledger's `ON CONFLICT (id) DO UPDATE`: every column from the row offered, but `found_as`,
+ * which follows {@link ledgerFoundAs} (the same text for SQLite and PostgreSQL).
+ */
+export function ledgerUpdateSet(t = '"crawler_url"'): string {
+  const keep = `${t}."state" IN (${list(ON_THE_WAY)}) AND ${t}."found_as" IS NOT NULL`;
+  return URL_LEDGER.columns
+    .filter((c) => !URL_LEDGER.conflict.includes(c.column))
+    .map((c) =>
+      c.column === 'found_as'
+        ? `"found_as" = CASE WHEN ${keep} THEN ${t}."found_as" ELSE excluded."found_as" END`
+        : `"${c.column}" = excluded."${c.column}"`,
+    )
+    .join(', ');
 }
 
 /** @default 100 */

@@ -1,6 +1,13 @@
-import { collapseLedgerRows, ledgerFilter, ledgerPage, ledgerReplaceCondition, zeroCounts } from './ledger-rules.js';
+import {
+  collapseLedgerRows,
+  ledgerFilter,
+  ledgerPage,
+  ledgerReplaceCondition,
+  ledgerUpdateSet,
+  zeroCounts,
+} from './ledger-rules.js';
 import type { PgAccess } from './pg-record-database.js';
-import { columnList, rowFromDb, rowToDb, URL_LEDGER, updateSet } from './record-columns.js';
+import { columnList, rowFromDb, rowToDb, URL_LEDGER } from './record-columns.js';
 import type { LedgerQuery, LedgerRow, LedgerState, UrlLedgerStore } from './record-store.js';
 
 const COLUMNS = columnList(URL_LEDGER);
@@ -10,7 +17,7 @@ const ARRAY_TYPE = { text: 'text[]', int: 'int4[]', time: 'timestamptz[]', json:
 const UPSERT =
   `INSERT INTO crawler_url (${COLUMNS}) SELECT * FROM unnest(` +
   URL_LEDGER.columns.map((c, i) => `$${i + 1}::${ARRAY_TYPE[c.kind as keyof typeof ARRAY_TYPE]}`).join(', ') +
-  `) ON CONFLICT ("id") DO UPDATE SET ${updateSet(URL_LEDGER)} WHERE ${ledgerReplaceCondition()}`;
+  `) ON CONFLICT ("id") DO UPDATE SET ${ledgerUpdateSet()} WHERE ${ledgerReplaceCondition()}`;
 const CHUNK = 2000;
 
 /**

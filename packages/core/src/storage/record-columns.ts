@@ -145,6 +145,7 @@ export const URL_LEDGER: TableSpec<LedgerRow> = {
     col('fetched_at', 'fetchedAt', 'time'),
     col('updated_at', 'updatedAt', 'time'),
     col('redirects', 'redirects', 'json'),
+    col('found_as', 'foundAs'),
   ],
 };
 

@@ -76,6 +76,12 @@ export interface LedgerRow {
   depth: number;
   /** The redirects that led to this url, first one first; [] when it was linked directly. */
   redirects: string[];
+  /**
+   * The link as it was written when url normalisation changed it (a session id, a fragment, letter case, a default
+   * port, …): the first such form that queued the url in its run, at most 2048 characters (MAX_FOUND_AS); null when
+   * the url was found in its normal form.
+   */
+  foundAs: string | null;
   /** ISO time of the fetch; null when no request was made. */
   fetchedAt: string | null;
   /** ISO time this row was written. */

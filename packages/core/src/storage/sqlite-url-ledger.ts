@@ -1,5 +1,12 @@
-import { collapseLedgerRows, ledgerFilter, ledgerPage, ledgerReplaceCondition, zeroCounts } from './ledger-rules.js';
-import { columnList, rowFromDb, rowToDb, URL_LEDGER, updateSet } from './record-columns.js';
+import {
+  collapseLedgerRows,
+  ledgerFilter,
+  ledgerPage,
+  ledgerReplaceCondition,
+  ledgerUpdateSet,
+  zeroCounts,
+} from './ledger-rules.js';
+import { columnList, rowFromDb, rowToDb, URL_LEDGER } from './record-columns.js';
 import type { LedgerQuery, LedgerRow, LedgerState, UrlLedgerStore } from './record-store.js';
 import type { SqliteAccess } from './sqlite-record-database.js';
 
@@ -9,7 +16,7 @@ const COLUMNS = columnList(URL_LEDGER);
 const SELECT = `SELECT ${COLUMNS} FROM crawler_url`;
 const UPSERT =
   `INSERT INTO crawler_url (${COLUMNS}) VALUES (${URL_LEDGER.columns.map(() => '?').join(', ')}) ` +
-  `ON CONFLICT ("id") DO UPDATE SET ${updateSet(URL_LEDGER)} WHERE ${ledgerReplaceCondition()}`;
+  `ON CONFLICT ("id") DO UPDATE SET ${ledgerUpdateSet()} WHERE ${ledgerReplaceCondition()}`;
 
 /** The url ledger on the SQLite record database: one prepared upsert per row, a batch in one transaction. */
 export function sqliteUrlLedger(access: SqliteAccess): UrlLedgerStore {

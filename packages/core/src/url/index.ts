@@ -1,4 +1,5 @@
 export { filePathOf, fileUrlOf, folderCatalogName, isFileUrl, isFolderUrl } from './file-url.js';
+export { foundAs, MAX_FOUND_AS, writtenForm } from './found-as.js';
 export {
   isSessionParam,
   isTrackingParam,

@@ -67,6 +67,7 @@ describe.skipIf(skipPg)('PostgreSQL', () => {
         '0001_init',
         '0002_ledger_users',
         '0003_version_id_order',
+        '0004_url_found_as',
       ]);
       expect(await a.migrate()).toEqual({ applied: [] });
       await a.close();

@@ -27,6 +27,7 @@ export function ledgerRow(
     referrer: 'https://example.test/',
     depth: 1,
     redirects: [],
+    foundAs: null,
     fetchedAt: fetched ? '2026-12-01T10:00:00.000Z' : null,
     updatedAt: '2026-12-01T10:00:01.000Z',
     ...overrides,
@@ -92,6 +93,39 @@ export function describeUrlLedgerContract(name: string, open: () => Promise<Reco
       const done = ledgerRow(c, 1, q.url, 'done', { outcome: 'SAVED', status: 200 });
       await db.ledger.record([done]);
       expect(await db.ledger.get(q.id)).toEqual(done);
+    });
+
+    it('keeps the first form a url was found in while it is on the way; a later run brings its own, or none', async () => {
+      const c = ids.catalog();
+      const url = 'https://example.test/cart';
+      const first = 'https://Example.test:443/cart?PHPSESSID=a1#top';
+      const queued = ledgerRow(c, 0, url, 'queued', { foundAs: first });
+      await db.ledger.record([queued]);
+      expect(await db.ledger.get(queued.id)).toEqual(queued);
+      // Queued again in the run, written another way or in its normal form: the first form stays.
+      await db.ledger.record([ledgerRow(c, 0, url, 'queued', { foundAs: 'https://example.test/cart;jsessionid=b2' })]);
+      await db.ledger.record([ledgerRow(c, 0, url, 'queued', { depth: 4 })]);
+      expect(await db.ledger.get(queued.id)).toMatchObject({ depth: 4, foundAs: first });
+      // Handled by a lease that did not carry the form (an entry queued before the column existed).
+      const done = ledgerRow(c, 0, url, 'done');
+      await db.ledger.record([done]);
+      expect(await db.ledger.get(queued.id)).toEqual({ ...done, foundAs: first });
+      // A later run of the version: its row brings the form it found, or none.
+      const again = ledgerRow(c, 0, url, 'done', { foundAs: 'https://example.test/cart?sid=c3' });
+      await db.ledger.record([again]);
+      expect(await db.ledger.get(queued.id)).toEqual(again);
+      const plain = ledgerRow(c, 0, url, 'done', { outcome: 'REJECTED_UNMODIFIED' });
+      await db.ledger.record([plain]);
+      expect(await db.ledger.get(queued.id)).toEqual(plain);
+      // One batch: queued with its form, then handled without it.
+      const other = 'https://example.test/basket';
+      const batch = [ledgerRow(c, 0, other, 'queued', { foundAs: `${other}?sid=1` }), ledgerRow(c, 0, other, 'done')];
+      await db.ledger.record(batch);
+      expect((await db.ledger.get(batch[1]!.id))?.foundAs).toBe(`${other}?sid=1`);
+      // Found only in its normal form: none.
+      const normal = ledgerRow(c, 0, 'https://example.test/normal', 'queued');
+      await db.ledger.record([normal, ledgerRow(c, 0, normal.url, 'done')]);
+      expect((await db.ledger.get(normal.id))?.foundAs).toBeNull();
     });
 
     it('nothing but deleted replaces a deleted row', async () => {

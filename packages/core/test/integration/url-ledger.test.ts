@@ -1,4 +1,4 @@
-import { Greenfinger, type LedgerRow, type RunReport } from '@greenfinger/core';
+import { Greenfinger, type LedgerRow, normalizeUrl, type RunReport } from '@greenfinger/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Corpus, startCorpus } from '../support/corpus.js';
 import { createTempDir, type TempDir } from '../support/tmp.js';
@@ -42,7 +42,12 @@ describe('the url ledger over the python corpus', () => {
     expect(fate.row).toMatchObject({ state: 'done', outcome: 'SAVED', status: 200 });
     expect(Date.parse(fate.row?.fetchedAt ?? '')).toBeGreaterThan(Date.now() - 3_600_000);
     expect(fate.row?.referrer).toMatch(new RegExp(`^${origin}/`));
-    expect(fate.explanation).toMatch(/^saved \(HTTP 200\) on \d{4}-\d\d-\d\dT.*, depth \d+, linked from http/);
+    // The docs link their pages with fragments (`json.html#module-json`): the first link's form, when it had one.
+    expect(fate.explanation).toMatch(
+      /^saved \(HTTP 200\) on \d{4}-\d\d-\d\dT.*, depth \d+(, found as http\S+)?, linked from http/,
+    );
+    const foundAs = fate.row?.foundAs;
+    if (foundAs) expect(normalizeUrl(foundAs)).toBe(fate.url);
   });
 
   it("the corpus's 404 is failed/REJECTED_NOTFOUND with status 404, and why says so", async () => {

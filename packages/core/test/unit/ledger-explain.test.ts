@@ -30,6 +30,7 @@ function row(fields: Partial<LedgerRow>): LedgerRow {
     referrer: 'http://127.0.0.1:8084/index.html',
     depth: 2,
     redirects: [],
+    foundAs: null,
     fetchedAt: '2026-12-01T10:00:00.000Z',
     updatedAt: '2026-12-01T10:00:01.000Z',
     ...fields,
@@ -76,6 +77,10 @@ describe('explainFate', () => {
     expect(explainFate(row({ redirects: ['http://127.0.0.1:8084/old.html'] }), ctx)).toContain(
       ', depth 2, reached by 1 redirect from http://127.0.0.1:8084/old.html, linked from http://127.0.0.1:8084/index.html',
     );
+    expect(explainFate(row({ foundAs: 'http://127.0.0.1:8084/a.html?PHPSESSID=9f' }), ctx)).toContain(
+      ', depth 2, found as http://127.0.0.1:8084/a.html?PHPSESSID=9f, linked from http://127.0.0.1:8084/index.html',
+    );
+    expect(explainFate(row({}), ctx)).not.toContain('found as');
   });
 
   it('tells a url never dispatched from a version without a ledger', () => {

@@ -68,6 +68,7 @@ describe('ledgerReplaces', () => {
     referrer: null,
     depth: 0,
     redirects: [],
+    foundAs: null,
     fetchedAt: null,
     updatedAt: '2026-12-01T00:00:00.000Z',
   });

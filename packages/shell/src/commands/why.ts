@@ -33,7 +33,7 @@ export const WHY_COMMAND = defineCommand<WhyOptions>({
     { flags: '--version <n>', description: 'the catalog version (default: the current one)', parse: parseVersion },
     dataOption('data root holding system/ and user/ (default ./data or GF_DATA_STORE)'),
     jsonOption(
-      'print exactly one JSON document: {catalog: {id, name}, version, url, row: {id, state, outcome, detail, status, reason, referrer, depth, redirects, fetchedAt, …} | null, explanation}',
+      'print exactly one JSON document: {catalog: {id, name}, version, url, row: {id, state, outcome, detail, status, reason, referrer, depth, redirects, foundAs, fetchedAt, …} | null, explanation}',
     ),
     verboseOption(),
   ],
@@ -72,6 +72,7 @@ export function formatFate(fate: UrlFate): string {
     lines.push(['referrer', r.referrer ?? '-']);
     lines.push(['depth', String(r.depth)]);
     if (r.redirects.length > 0) lines.push(['redirects', r.redirects.join(' → ')]);
+    if (r.foundAs) lines.push(['found as', r.foundAs]);
     lines.push(['fetched', r.fetchedAt ?? '-']);
     lines.push(['url id', r.id]);
   } else {

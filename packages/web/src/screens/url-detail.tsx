@@ -87,6 +87,14 @@ export function UrlDetail({ urlId }: { urlId: string }) {
             )}
           </dd>
         </div>
+        {u.foundAs ? (
+          <div>
+            <dt>Found as</dt>
+            <dd>
+              <code>{u.foundAs}</code>
+            </dd>
+          </div>
+        ) : null}
         {u.redirects?.length ? (
           <div>
             <dt>Redirected from</dt>

@@ -1,3 +1,4 @@
+import { foundAs, writtenForm } from '../../url/found-as.js';
 import { normalizeUrl } from '../../url/normalize.js';
 import type { ExtractedLink } from '../content-extractor.js';
 import { F_ANCHOR } from './flags.js';
@@ -57,7 +58,10 @@ export class LinkCollector {
     this.anchor = null;
   }
 
-  /** The links resolved against `base`; a repeated URL keeps its first text and is nofollow only if always. */
+  /**
+   * The links resolved against `base`; a repeated URL keeps its first text and is nofollow only if always, and the
+   * form its first link was written in when that is not its normal form (`foundAs`).
+   */
   finish(base: string): ExtractedLink[] {
     const links: ExtractedLink[] = [];
     const linkIndex = new Map<string, number>();
@@ -69,7 +73,11 @@ export class LinkCollector {
       const at = linkIndex.get(url);
       if (at === undefined) {
         linkIndex.set(url, links.length);
-        links.push({ url, text: l.text, nofollow: l.nofollow });
+        const link: ExtractedLink = { url, text: l.text, nofollow: l.nofollow };
+        // The form of the url's first link, when normalisation changed it.
+        const written = foundAs(writtenForm(href, base), url);
+        if (written !== undefined) link.foundAs = written;
+        links.push(link);
       } else {
         mergeLink(links[at]!, l);
       }
