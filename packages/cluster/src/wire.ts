@@ -46,6 +46,7 @@ export function encodeTask(entry: FrontierEntry, hops = 0): string {
   if (entry.priority) o.p = entry.priority;
   if (entry.redirects) o.x = entry.redirects;
   if (entry.redirectChain && entry.redirectChain.length > 0) o.c = entry.redirectChain;
+  if (entry.foundAs !== undefined) o.f = entry.foundAs;
   if (hops > 0) o.h = hops;
   return JSON.stringify(o);
 }
@@ -69,5 +70,7 @@ export function decodeTask(text: string): FrontierEntry | undefined {
   if (redirects !== undefined) entry.redirects = redirects;
   const chain = o.c;
   if (Array.isArray(chain) && chain.every((c) => typeof c === 'string')) entry.redirectChain = chain as string[];
+  const foundAs = str(o, 'f');
+  if (foundAs !== undefined) entry.foundAs = foundAs;
   return entry;
 }

@@ -14,6 +14,10 @@ describe('crawl task wire format', () => {
     const near = { url: 'https://h:8443/x', depth: 1, referrer: 'https://h:8443/dir/y?z=1' };
     expect(encodeTask(near)).toBe('{"u":"https://h:8443/x","d":1,"r":"/dir/y?z=1"}');
     expect(decodeTask(encodeTask(near))).toEqual(near);
+    // The form a link was written in travels to the member that owns the url (its ledger row keeps it).
+    const found = { url: 'http://h/p', depth: 1, foundAs: 'http://h/p?PHPSESSID=abc#top' };
+    expect(encodeTask(found)).toBe('{"u":"http://h/p","d":1,"f":"http://h/p?PHPSESSID=abc#top"}');
+    expect(decodeTask(encodeTask(found))).toEqual(found);
   });
 
   it('ignores fields it does not know (a newer node’s), and refuses what is not a task', () => {
