@@ -329,7 +329,7 @@ export class ClusterNode {
       pageBudget: (ctx: RunContext) => {
         const run = this.#runs.get(ctx.catalog.id);
         if (!run || run.version !== ctx.version) return undefined;
-        return new RedisPageBudget(redis, this.keys.run(run.runId).budget, ctx.catalog.settings.maxPages, this.#log);
+        return new RedisPageBudget(redis, this.keys.run(run.runId), ctx.catalog.settings.maxPages, this.#log);
       },
       // GF_CLUSTER_POLITENESS=cluster: the catalog's per-host budget holds for the members together (cluster-politeness.ts).
       politeness: (ctx: PolitenessContext & RunContext) => {
