@@ -12,7 +12,8 @@
 #
 # Env: GF_SHARED_DIR (default: <checkout>/../shared), GF_TEST_PG_URL, REDIS_URL,
 #      GF_TEST_PRIVATE_SERVICES=1 (always start private PostgreSQL and Redis, ignoring the default ports),
-#      GF_TEST_TIMEOUT (seconds for vitest, default 3600). Extra arguments go to `vitest run`.
+#      GF_TEST_TIMEOUT (seconds for vitest, default 3600), GF_TEST_WORKERS (test files at once outside the "alone"
+#      project, default 2; vitest.config.ts). Extra arguments go to `vitest run`.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
