@@ -488,10 +488,16 @@ describe('three member processes crawl the handbook, shared PostgreSQL, one of t
         ),
       });
       expect(r.ending, said).toMatchObject({ reason: 'frontier-drained', published: true });
-      expect(r.missing?.[leader], `${said}; killed ${leader} at ${new Date(killedAt).toISOString()}`).toMatch(
-        /without a report/,
-      );
-      expect(Object.keys(r.missing ?? {}), said).toEqual([leader]);
+      const killed = `${said}; killed ${leader} at ${new Date(killedAt).toISOString()}`;
+      const own = r.byNode[leader];
+      if (own) {
+        // Its report is in the merge: then it was posted before the kill reached the process (a part ended by then),
+        // never after. Seen once in a fresh-clone CI run, where the TypeError below hid the figures.
+        expect(new Date(own.endedAt).getTime(), killed).toBeLessThanOrEqual(killedAt);
+      } else {
+        expect(r.missing?.[leader] ?? '', killed).toMatch(/without a report/);
+        expect(Object.keys(r.missing ?? {}), killed).toEqual([leader]);
+      }
       const counts = countsByPath(pageRequests(w));
       expect(counts.size).toBeGreaterThanOrEqual(3290);
       await until('COMPLETED heard', () => w.heard.some((m) => m.type === 'COMPLETED'), 30_000);
