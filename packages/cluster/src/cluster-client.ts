@@ -11,6 +11,7 @@ import { type ReplayWaitOptions, replayOnCluster } from './replay-client.js';
 import type { ClusterReplayReport } from './replay-protocol.js';
 import type { ClusterReplayRequest } from './replay-scatter.js';
 import { CHECK, runState } from './routing-scripts.js';
+import { resumableRuns } from './run-resume.js';
 import { currentRun } from './run-supervisor.js';
 import { byNode } from './shared-counters.js';
 import { parseObject } from './wire.js';
@@ -48,6 +49,16 @@ export interface ClusterStatus {
     streamed: number;
     members: string[];
   } | null;
+  /** Stopped runs with urls left, kept for `resume --cluster` (run-resume.ts). */
+  stopped: Array<{
+    runId: string;
+    catalogId: string;
+    version: number;
+    action: string;
+    reason: string;
+    endedAt: string;
+    left: number;
+  }>;
 }
 
 const SUMMED: Array<keyof CounterSnapshot> = [
@@ -94,11 +105,12 @@ export class ClusterClient {
   }
 
   async status(): Promise<ClusterStatus> {
-    const [live, dead, holder, info] = await Promise.all([
+    const [live, dead, holder, info, stopped] = await Promise.all([
       this.#membership.live(),
       this.#membership.dead(),
       this.#lease.holder(),
       currentRun(this.#redis, this.keys),
+      resumableRuns(this.#redis, this.keys),
     ]);
     let run: ClusterStatus['run'] = null;
     const parts = new Map<string, MemberStatus['run']>();
@@ -145,6 +157,15 @@ export class ClusterClient {
       })),
       dead,
       run,
+      stopped: stopped.map(({ runId, catalogId, version, action, reason, endedAt, left }) => ({
+        runId,
+        catalogId,
+        version,
+        action,
+        reason,
+        endedAt,
+        left,
+      })),
     };
   }
 

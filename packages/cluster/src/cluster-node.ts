@@ -12,6 +12,7 @@ import {
   type Logger,
   loadSettings,
   type NodeContext,
+  OWED_JOURNAL_PREFIXES,
   type PolitenessContext,
   type RunContext,
   type Settings,
@@ -351,7 +352,9 @@ export class ClusterNode {
       frontier: async (ctx: RunContext) => {
         const frontier = await LevelFrontier.open(ctx.layout.frontierDir(ctx.catalog.id, ctx.version));
         const key = `${ctx.catalog.id}|${ctx.version}`;
-        if (this.#fresh.delete(key)) await frontier.clear();
+        // A cluster run starts from the streams; the index and vector writes a stopped run of this version still owes
+        // stay, and this run's engine writes them from the files.
+        if (this.#fresh.delete(key)) await frontier.clear({ keepJournal: OWED_JOURNAL_PREFIXES });
         return frontier;
       },
     };

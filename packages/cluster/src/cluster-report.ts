@@ -29,28 +29,23 @@ export interface ClusterRunReport extends RunReport {
   routing?: { dispatched: number; handled: number; streamed: number };
   /** Members that died during the run: entries of their streams moved to others, and of them the ones in flight. */
   rehomed?: Record<string, { moved: number; claimed: number }>;
+  /** The stopped run this one resumed (`resume --cluster`): its counters are added into this report's. */
+  resumed?: { runId: string; action: string; reason: string; saved: number; startedAt: string; endedAt: string };
 }
 
 function add(into: Record<string, number>, from: Record<string, number> | undefined): void {
   for (const [k, v] of Object.entries(from ?? {})) into[k] = (into[k] ?? 0) + v;
 }
 
-/** Merge the members' reports of one run; `ending` is the run's, written once (routing-scripts.ts). */
-export function mergeReports(input: {
-  cluster: string;
-  runId: string;
-  ending: string;
-  parts: Record<string, MemberPart>;
-}): ClusterRunReport | undefined {
-  const byNode: Record<string, RunReport> = {};
-  const missing: Record<string, string> = {};
-  for (const [node, part] of Object.entries(input.parts).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (part.report) byNode[node] = part.report;
-    else missing[node] = part.error ?? 'no report';
-  }
-  const reports = Object.values(byNode);
-  const first = reports[0];
-  if (!first) return undefined;
+/** The counters of several reports added up (the fields a cluster report sums), with the first's shape. */
+type Sums = Pick<RunReport, 'produced' | 'urls' | 'rejected' | 'examples' | 'outputs' | 'stages'> & {
+  pictures: NonNullable<RunReport['pictures']>;
+  startedAt: string;
+  endedAt: string;
+  published: boolean;
+};
+
+function addUp(first: RunReport, reports: readonly RunReport[]): Sums {
   const produced = { saved: 0, images: 0, indexed: 0, vectored: 0 };
   const urls = { ...first.urls };
   for (const k of Object.keys(urls) as Array<keyof RunReport['urls']>) urls[k] = 0;
@@ -84,20 +79,32 @@ export function mergeReports(input: {
     if (r.endedAt > endedAt) endedAt = r.endedAt;
     published ||= r.ending.published;
   }
-  const fullyCrawled = input.ending === 'frontier-drained' && urls.outstanding === 0;
+  return { produced, urls, rejected, examples, outputs, stages, pictures, startedAt, endedAt, published };
+}
+
+/** Merge the members' reports of one run; `ending` is the run's, written once (routing-scripts.ts). */
+export function mergeReports(input: {
+  cluster: string;
+  runId: string;
+  ending: string;
+  parts: Record<string, MemberPart>;
+}): ClusterRunReport | undefined {
+  const byNode: Record<string, RunReport> = {};
+  const missing: Record<string, string> = {};
+  for (const [node, part] of Object.entries(input.parts).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (part.report) byNode[node] = part.report;
+    else missing[node] = part.error ?? 'no report';
+  }
+  const reports = Object.values(byNode);
+  const first = reports[0];
+  if (!first) return undefined;
+  const { published, ...sums } = addUp(first, reports);
+  const fullyCrawled = input.ending === 'frontier-drained' && sums.urls.outstanding === 0;
   return {
     ...first,
     node: `cluster:${input.cluster}`,
-    startedAt,
-    endedAt,
-    elapsedMs: new Date(endedAt).getTime() - new Date(startedAt).getTime(),
-    produced,
-    urls,
-    rejected,
-    examples,
-    pictures,
-    outputs,
-    stages,
+    ...sums,
+    elapsedMs: new Date(sums.endedAt).getTime() - new Date(sums.startedAt).getTime(),
     ending: {
       reason: input.ending,
       fullyCrawled,
@@ -111,5 +118,32 @@ export function mergeReports(input: {
     nodes: Object.keys(input.parts).sort(),
     byNode,
     ...(Object.keys(missing).length > 0 ? { missing } : {}),
+  };
+}
+
+/**
+ * The report of a resumed run (`resume --cluster`) continuing the stopped run's, as one process's resume continues
+ * its counters: the two runs' counters added up, from the stopped run's start, the action `resume`, `resumed`
+ * naming what was continued; `byNode` and `nodes` are this run's members.
+ */
+export function continueReport(before: ClusterRunReport, after: ClusterRunReport): ClusterRunReport {
+  const { published: _published, ...sums } = addUp(after, [before, after]);
+  return {
+    ...after,
+    ...sums,
+    action: 'resume',
+    elapsedMs: before.elapsedMs + after.elapsedMs,
+    resumed: {
+      runId: before.runId,
+      action: before.action,
+      reason: before.ending.reason,
+      saved: before.produced.saved,
+      startedAt: before.startedAt,
+      endedAt: before.endedAt,
+    },
+    ending: {
+      ...after.ending,
+      note: `resumed run ${before.runId} (${before.ending.reason} after ${before.produced.saved} saved); ${after.ending.note ?? ''}`,
+    },
   };
 }

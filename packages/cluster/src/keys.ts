@@ -72,6 +72,10 @@ export class ClusterKeys {
   deletionsApplied(member: string): string {
     return `${this.prefix}deleted:applied:${member}`;
   }
+  /** The stopped run of a catalog that `resume --cluster` continues (run-resume.ts), while its queue is kept. */
+  resumable(catalogId: string): string {
+    return `${this.prefix}resumable:${catalogId}`;
+  }
   run(runId: string): RunKeys {
     return new RunKeys(this.prefix, checkName('run id', runId));
   }
@@ -158,6 +162,10 @@ export class RunKeys {
   /** Set once COMPLETED was broadcast (SET NX), holding the merged report. */
   get completed(): string {
     return `${this.base}completed`;
+  }
+  /** The merged report of the stopped run this one resumes (its counters continue in this run's report). */
+  get before(): string {
+    return `${this.base}before`;
   }
   /** One bucket of the urls dispatched during the run (an intset of 63-bit url hashes). */
   seen(bucket: number): string {

@@ -22,6 +22,7 @@ import type { Membership } from './membership.js';
 import { activeReplay } from './replay-protocol.js';
 import { type ClusterReplayRequest, startReplay } from './replay-scatter.js';
 import type { PolitenessScope, RunInfo } from './run-info.js';
+import { discardResumable, RESUME_TTL_SECONDS, type ResumableRun, resumableRun, takeOver } from './run-resume.js';
 import { currentRun, RUN_TTL_SECONDS } from './run-supervisor.js';
 import { seenBuckets } from './url-seen.js';
 
@@ -99,14 +100,60 @@ export class LeaderOps {
     return handlers;
   }
 
-  /** On the leader: open a run (one per cluster), announce it, and answer with its id; members take part on STARTED. */
+  /**
+   * On the leader: open a run (one per cluster), announce it, and answer with its id; members take part on STARTED.
+   * `resume` continues the catalog's stopped run (run-resume.ts): its queue is taken over, on its version, with its
+   * verb; any other verb starts afresh and supersedes a stopped run of the catalog.
+   */
   async startRun(req: ClusterCrawlRequest): Promise<RunStarted> {
     const action: CrawlVerb = req.action ?? 'crawl';
-    if (action === 'resume') {
-      throw new CrawlerError('BAD_INPUT', 'resume is not available on a cluster yet', {
-        fix: 'crawl or update the catalog instead (docs/cluster.md, "Not built yet")',
+    await this.#assertIdle();
+    const catalogs = await this.#d.gf().catalogs();
+    const { catalog: resolved, created } =
+      action === 'crawl' ? await catalogs.resolve(req) : await catalogs.existing(req);
+    const stopped = action === 'resume' ? await this.#stoppedRun(resolved) : undefined;
+    if (!stopped) await discardResumable(this.#d.redis, this.#d.keys, resolved.id);
+    const version = stopped
+      ? stopped.version
+      : action === 'rebuild'
+        ? resolved.indexVersion + 1
+        : resolved.indexVersion;
+    const catalog = await this.#d.localWriter().setRunningState(resolved.id, action, version);
+    const runId = `${reportStamp(new Date())}-${randomBytes(3).toString('hex')}`;
+    const info: RunInfo = {
+      runId,
+      catalog,
+      version,
+      action: stopped ? stopped.action : action,
+      buckets: stopped ? stopped.buckets : seenBuckets(catalog.settings.maxPages),
+      startedAt: new Date().toISOString(),
+      from: this.#d.name,
+      politeness: this.#d.politeness(),
+      ...(stopped ? { resumes: stopped.runId } : {}),
+    };
+    const claimed = await this.#d.redis.set(this.#d.keys.currentRun, JSON.stringify(info), 'EX', RUN_TTL_SECONDS, 'NX');
+    if (claimed !== 'OK') {
+      throw new CrawlerError('CONFLICT', `cluster "${this.#d.keys.cluster}" started another run meanwhile`, {
+        fix: 'see `greenfinger status --cluster`',
       });
     }
+    if (stopped) {
+      const taken = await takeOver(this.#d.redis, this.#d.keys, stopped, this.#d.keys.run(runId));
+      if (taken < 0) {
+        await this.#d.redis.del(this.#d.keys.currentRun);
+        throw new CrawlerError('CONFLICT', `run ${stopped.runId} of "${catalog.name}" was resumed meanwhile`, {
+          fix: 'see `greenfinger status --cluster`',
+        });
+      }
+      this.#d.log.info({ runId, resumes: stopped.runId, taken }, 'resuming a stopped run');
+    }
+    await this.#d.control.publish({ type: 'STARTED', ...info });
+    this.#d.log.info({ runId, catalog: catalog.name, version, action }, 'run started');
+    return { runId, catalogId: catalog.id, catalog: catalog.name, version, action, created };
+  }
+
+  /** One run per cluster, and none while a replay runs. */
+  async #assertIdle(): Promise<void> {
     const busy = await currentRun(this.#d.redis, this.#d.keys);
     if (busy) {
       throw new CrawlerError(
@@ -120,31 +167,19 @@ export class LeaderOps {
         fix: 'wait for the replay to end (replay --cluster prints its report then)',
       });
     }
-    const catalogs = await this.#d.gf().catalogs();
-    const { catalog: resolved, created } =
-      action === 'crawl' ? await catalogs.resolve(req) : await catalogs.existing(req);
-    const version = action === 'rebuild' ? resolved.indexVersion + 1 : resolved.indexVersion;
-    const catalog = await this.#d.localWriter().setRunningState(resolved.id, action, version);
-    const runId = `${reportStamp(new Date())}-${randomBytes(3).toString('hex')}`;
-    const info: RunInfo = {
-      runId,
-      catalog,
-      version,
-      action,
-      buckets: seenBuckets(catalog.settings.maxPages),
-      startedAt: new Date().toISOString(),
-      from: this.#d.name,
-      politeness: this.#d.politeness(),
-    };
-    const claimed = await this.#d.redis.set(this.#d.keys.currentRun, JSON.stringify(info), 'EX', RUN_TTL_SECONDS, 'NX');
-    if (claimed !== 'OK') {
-      throw new CrawlerError('CONFLICT', `cluster "${this.#d.keys.cluster}" started another run meanwhile`, {
-        fix: 'see `greenfinger status --cluster`',
-      });
-    }
-    await this.#d.control.publish({ type: 'STARTED', ...info });
-    this.#d.log.info({ runId, catalog: catalog.name, version, action }, 'run started');
-    return { runId, catalogId: catalog.id, catalog: catalog.name, version, action, created };
+  }
+
+  /** The stopped run `resume` continues; one line with the fix when Redis holds none for the catalog. */
+  async #stoppedRun(catalog: Catalog): Promise<ResumableRun> {
+    const stopped = await resumableRun(this.#d.redis, this.#d.keys, catalog.id);
+    if (stopped) return stopped;
+    const hours = RESUME_TTL_SECONDS / 3600;
+    throw new CrawlerError(
+      'NOT_FOUND',
+      `nothing to resume: cluster "${this.#d.keys.cluster}" holds no stopped run of "${catalog.name}" with urls left ` +
+        `(a stopped run's queue is kept ${hours} hours, until another run of the catalog starts)`,
+      { fix: 'crawl or update it instead: pages already held are not fetched again' },
+    );
   }
 
   /** On the leader: end the run in progress for everyone (written once, then broadcast). */

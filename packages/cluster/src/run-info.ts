@@ -21,6 +21,11 @@ export interface RunInfo {
    * leader (GF_CLUSTER_POLITENESS), so every member of a run applies the same.
    */
   politeness: PolitenessScope;
+  /**
+   * The stopped run this one resumes (`resume --cluster`): its members' streams, seen set, page budget and picture
+   * claims were taken over, and `action` is the verb that run ran. Absent on a run that starts afresh.
+   */
+  resumes?: string | undefined;
 }
 
 export type PolitenessScope = 'member' | 'cluster';
@@ -48,6 +53,7 @@ export function decodeRunInfo(input: string | Record<string, unknown>): RunInfo 
     startedAt: str(o, 'startedAt') ?? new Date().toISOString(),
     from: str(o, 'from') ?? '?',
     politeness: str(o, 'politeness') === 'cluster' ? 'cluster' : 'member',
+    ...(str(o, 'resumes') ? { resumes: str(o, 'resumes') } : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 import { type AdminWriter, type Greenfinger, type Logger, keys as layoutKeys, reportStamp } from '@greenfinger/core';
 import type { Redis } from 'ioredis';
-import { type ClusterRunReport, type MemberPart, mergeReports } from './cluster-report.js';
+import { type ClusterRunReport, continueReport, type MemberPart, mergeReports } from './cluster-report.js';
 import type { ControlChannel } from './control-channel.js';
 import { CrawlStreams } from './crawl-stream.js';
 import type { ClusterKeys } from './keys.js';
@@ -10,6 +10,7 @@ import { framesCaughtUp, trimFrames } from './multicast-frames.js';
 import { rehome } from './rehome.js';
 import { CHECK, runState } from './routing-scripts.js';
 import { decodeRunInfo, type RunInfo } from './run-info.js';
+import { keepForResume, type ResumableRun, reportBefore } from './run-resume.js';
 import { byNode } from './shared-counters.js';
 import { parseObject } from './wire.js';
 
@@ -107,9 +108,14 @@ export async function supervise(ctx: SupervisorContext): Promise<void> {
   if (!caughtUp && since < SEARCH_WAIT_MS) return;
   if (!caughtUp)
     ctx.log.warn({ waitedMs: since }, 'not every member applied the replicated channels; completing anyway');
+  const tookPart = byNode(await ctx.redis.hgetall(run.progress));
   for (const m of members) {
-    if (posted[m] === undefined)
-      posted[m] = JSON.stringify({ error: 'left the cluster without a report (its heartbeat expired)' });
+    if (posted[m] !== undefined) continue;
+    const error =
+      info.resumes && !tookPart.has(m)
+        ? `took no part: its queue from the stopped run ${info.resumes} went to the others`
+        : 'left the cluster without a report (its heartbeat expired)';
+    posted[m] = JSON.stringify({ error });
   }
   await complete(ctx, info, ending, posted);
 }
@@ -125,14 +131,19 @@ async function keepAlive(ctx: SupervisorContext, runId: string): Promise<void> {
   await expireRun(ctx.redis, ctx.keys.run(runId).base, RUN_TTL_SECONDS);
 }
 
-/** Merge, write, broadcast COMPLETED, clear the run: once (SET NX on the run's `completed` key). */
+/**
+ * Merge, write, broadcast COMPLETED, clear the run: once (SET NX on the run's `completed` key). A resumed run's report
+ * continues the stopped run's; a run that leaves urls in its streams is kept for `resume --cluster` (run-resume.ts).
+ */
 async function complete(ctx: SupervisorContext, info: RunInfo, ending: string, posted: Record<string, string>) {
   const run = ctx.keys.run(info.runId);
   const parts: Record<string, MemberPart> = {};
   for (const [node, text] of Object.entries(posted)) parts[node] = (parseObject(text) ?? {}) as MemberPart;
-  const merged = mergeReports({ cluster: ctx.keys.cluster, runId: info.runId, ending, parts });
+  let merged = mergeReports({ cluster: ctx.keys.cluster, runId: info.runId, ending, parts });
+  const state = runState(await CHECK.run(ctx.redis, [run.counters, run.members, run.ending], [run.stream('')]));
   if (merged) {
-    const state = runState(await CHECK.run(ctx.redis, [run.counters, run.members, run.ending], [run.stream('')]));
+    const before = info.resumes ? await reportBefore(ctx.redis, run) : undefined;
+    if (before) merged = continueReport(before, merged);
     merged.routing = { dispatched: state.dispatched, handled: state.handled, streamed: state.streamed };
     const rehomed = byNode(await ctx.redis.hgetall(run.rehomed));
     if (rehomed.size > 0) {
@@ -159,6 +170,22 @@ async function complete(ctx: SupervisorContext, info: RunInfo, ending: string, p
     published: merged?.ending.published ?? false,
   });
   await expireRun(ctx.redis, run.base, FINISHED_RUN_TTL_SECONDS);
+  if (state.streamed > 0) {
+    const members = await ctx.redis.smembers(run.members);
+    const record: ResumableRun = {
+      runId: info.runId,
+      catalogId: info.catalog.id,
+      version: info.version,
+      action: info.action,
+      buckets: info.buckets,
+      members: members.sort(),
+      reason: ending,
+      endedAt: new Date().toISOString(),
+      left: state.streamed,
+    };
+    await keepForResume(ctx.redis, ctx.keys, record, merged ?? undefined);
+    ctx.log.info({ runId: info.runId, left: state.streamed }, 'the run left urls in its streams: kept for a resume');
+  }
   ctx.log.info({ runId: info.runId, ending, saved: merged?.produced.saved }, 'the cluster run is complete');
 }
 

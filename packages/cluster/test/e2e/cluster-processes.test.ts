@@ -555,7 +555,7 @@ describe('three member processes crawl the handbook, shared PostgreSQL, the memb
     }
   }, 300_000);
 
-  it('pause --cluster stops every member at once: nothing more is fetched, nothing is published', async () => {
+  it('pause --cluster stops every member at once (nothing more fetched, nothing published); resume --cluster finishes the crawl, every page fetched once over both', async () => {
     const w = await setUp();
     const client = await ClusterClient.open({ cluster: w.cluster.name, redisUrl: testRedisUrl, log });
     try {
@@ -586,8 +586,38 @@ describe('three member processes crawl the handbook, shared PostgreSQL, the memb
       console.log(
         `pause --cluster at ${r.produced.saved} pages saved: the run ended in ${(r.endedAt > r.startedAt ? (new Date(r.endedAt).getTime() - pausedAt) / 1000 : 0).toFixed(1)} s, ${pages.size} pages fetched, none twice, none after the stop`,
       );
+
+      // resume --cluster, as a user types it: the stopped run's queue is taken over, nothing is fetched twice.
+      const resumed = spawnSync(
+        process.execPath,
+        [bin, 'resume', '--cluster', w.cluster.name, '--url', `${w.corpus.url}/`, '--json'],
+        { cwd: root, encoding: 'utf8', env: env(w), timeout: 240_000 },
+      );
+      expect(resumed.status, resumed.stderr).toBe(0);
+      const rr = JSON.parse(resumed.stdout) as ClusterRunReport;
+      expect(rr).toMatchObject({ action: 'resume', version: 0 });
+      expect(rr.resumed).toMatchObject({ runId: r.runId, reason: 'interrupted', saved: r.produced.saved });
+      expect(rr.ending).toMatchObject({ reason: 'frontier-drained', published: true });
+      expect(rr.produced.saved).toBe(2599);
+      const all = countsByPath(pageRequests(w));
+      expect([...all].filter(([, n]) => n > 1)).toEqual([]);
+      expect(all.size).toBeGreaterThanOrEqual(3290);
+      expect(w.heard.filter((m) => m.type === 'PUBLISHED')).toHaveLength(1);
+      const again = spawnSync(
+        process.execPath,
+        [bin, 'resume', '--cluster', w.cluster.name, '--url', `${w.corpus.url}/`],
+        { cwd: root, encoding: 'utf8', env: env(w), timeout: 60_000 },
+      );
+      expect(again.status).toBe(2);
+      expect(again.stderr.trim().split('\n')).toHaveLength(1);
+      expect(again.stderr).toMatch(
+        /^greenfinger: nothing to resume: cluster .* holds no stopped run of .*crawl or update it instead/,
+      );
+      console.log(
+        `resume --cluster: ${rr.produced.saved - r.produced.saved} more pages saved in ${((new Date(rr.endedAt).getTime() - new Date(rr.resumed?.endedAt ?? rr.startedAt).getTime()) / 1000).toFixed(1)} s; ${all.size} pages fetched over both runs, none twice`,
+      );
     } finally {
       await client.close();
     }
-  }, 300_000);
+  }, 420_000);
 });

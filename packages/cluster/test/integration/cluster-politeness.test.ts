@@ -10,6 +10,8 @@ import { type TestCluster, testCluster, testRedisUrl } from '../support/redis.js
 
 const log = silentLogger();
 const INTERVAL_MS = 100;
+/** Gaps judged together (see the test). */
+const WINDOW = 5;
 
 /** Request starts (nginx logs the end, `$msec`, and how long it took), sorted; robots.txt and sitemaps left out. */
 function starts(lines: AccessLogLine[]): number[] {
@@ -17,6 +19,13 @@ function starts(lines: AccessLogLine[]): number[] {
     .filter((l) => l.method === 'GET' && !l.path.startsWith('/robots.txt') && !l.path.includes('sitemap'))
     .map((l) => l.msec - l.requestTime * 1000)
     .sort((a, b) => a - b);
+}
+
+/** The time spanned by every run of `n` consecutive gaps. */
+function spans(gaps: number[], n: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i + n <= gaps.length; i++) out.push(gaps.slice(i, i + n).reduce((a, g) => a + g, 0));
+  return out;
 }
 
 /** Three members in one process on the handbook (own data roots and SQLite), the run's politeness scope given. */
@@ -74,21 +83,24 @@ describe('politeness over the members of a cluster (nginx access log as the judg
     expect(shared.nodes.sort()).toEqual(['a', 'b', 'c']);
     expect(shared.gaps.length).toBeGreaterThan(40);
     expect(shared.nodes).toHaveLength(3);
-    // Slots are granted by Redis at least one interval apart; a request reaches nginx a little after its grant (three
-    // members share this process's event loop), so one gap can be shorter by that delay, and the next longer: the
-    // span of n requests is at least n - 1 intervals, less one such delay.
+    // Slots are granted by Redis at least one interval apart, and a request reaches nginx a little after its grant
+    // (three members share this process's event loop; on a loaded CI machine that wait reached 51 ms once), so one
+    // gap can be shorter by that wait and the next longer by as much. Judged over windows of five gaps, one such wait
+    // costs a window at most one interval: every window spans at least four intervals. Member scope, three budgets
+    // at once, packs five gaps into about 1.7 intervals.
+    const windows = spans(shared.gaps, WINDOW);
+    expect(Math.min(...windows)).toBeGreaterThanOrEqual((WINDOW - 1) * INTERVAL_MS);
     const span = shared.gaps.reduce((a, g) => a + g, 0);
-    expect(span).toBeGreaterThanOrEqual(shared.gaps.length * INTERVAL_MS - 30);
-    // The smallest gap as nginx saw it: 62-92 ms over six runs on 2 cores (the delay above, on one event loop for
-    // three members); member scope gives gaps of 0 ms.
-    expect(Math.min(...shared.gaps)).toBeGreaterThanOrEqual(INTERVAL_MS * 0.5);
+    expect(span).toBeGreaterThanOrEqual((shared.gaps.length - 1) * INTERVAL_MS);
 
     const own = await crawlWith('member');
     expect(own.gaps.length).toBeGreaterThan(40);
     // Three members with a budget each: many starts closer than one interval.
     expect(own.gaps.filter((g) => g < INTERVAL_MS / 2).length).toBeGreaterThan(own.gaps.length / 4);
+    expect(Math.min(...spans(own.gaps, WINDOW))).toBeLessThan((WINDOW - 1) * INTERVAL_MS);
     console.log(
-      `politeness over 3 members, interval ${INTERVAL_MS} ms: cluster scope min gap ${Math.min(...shared.gaps).toFixed(0)} ms ` +
+      `politeness over 3 members, interval ${INTERVAL_MS} ms: cluster scope min gap ${Math.min(...shared.gaps).toFixed(0)} ms, ` +
+        `min span of ${WINDOW} gaps ${Math.min(...windows).toFixed(0)} ms ` +
         `(${shared.gaps.length + 1} requests); member scope min gap ${Math.min(...own.gaps).toFixed(0)} ms, ` +
         `${own.gaps.filter((g) => g < INTERVAL_MS / 2).length} of ${own.gaps.length} gaps under half the interval`,
     );

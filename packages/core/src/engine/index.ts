@@ -9,6 +9,7 @@ export * from './flow/recrawl-policy.js';
 export * from './flow/robots-directives.js';
 export * from './image-probe.js';
 export * from './inflight-store.js';
+export { OWED_JOURNAL_PREFIXES } from './owed-writes.js';
 export * from './page-budget.js';
 export * from './picture-registry.js';
 export * from './run-report.js';

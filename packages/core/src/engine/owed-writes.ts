@@ -8,6 +8,13 @@ export interface LayerWrite {
   ok: boolean;
 }
 
+/**
+ * The frontier journal's prefixes of the layer writes a stopped run still owes (`j:index:{id}`, `j:vector:{id}`): a
+ * run that starts its version's frontier afresh keeps them (`CrawlFrontier.clear({ keepJournal })`), so the next
+ * engine writes them from the files.
+ */
+export const OWED_JOURNAL_PREFIXES: readonly string[] = ['index:', 'vector:'];
+
 /** The journal changes of one commit (`j:` keys of the frontier). */
 export interface JournalChanges {
   put: Array<[string, string]>;

@@ -36,6 +36,12 @@ export interface LeasedEntry extends FrontierEntry {
  * The durable frontier of one catalog version (`system/frontier/{catalogId}/v{n}/`).
  * `f:` holds the queue, `u:` "queued during this run", `i:` entries polled but not yet acked.
  */
+/** Options of {@link CrawlFrontier.clear}. */
+export interface ClearOptions {
+  /** Journal prefixes (`index:`, `vector:`) whose entries are kept. @default none */
+  keepJournal?: readonly string[] | undefined;
+}
+
 export interface CrawlFrontier {
   /**
    * Enqueue unless the url was already queued during this run.
@@ -76,7 +82,10 @@ export interface CrawlFrontier {
    * @returns how many were reopened.
    */
   reopen(urls: string[]): Promise<number>;
-  /** Drop everything (a fresh crawl of this version). */
-  clear(): Promise<void>;
+  /**
+   * Drop everything (a fresh crawl of this version). `keepJournal` names journal prefixes whose entries stay (the
+   * index and vector writes a stopped run still owes, which the next run writes from the files).
+   */
+  clear(options?: ClearOptions): Promise<void>;
   close(): Promise<void>;
 }

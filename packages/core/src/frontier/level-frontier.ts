@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ClassicLevel } from 'classic-level';
 import { CrawlerError } from '../errors.js';
-import type { CrawlFrontier, FrontierCommit, FrontierEntry, LeasedEntry } from './frontier.js';
+import type { ClearOptions, CrawlFrontier, FrontierCommit, FrontierEntry, LeasedEntry } from './frontier.js';
 import { checkFrontier, DONE, META } from './frontier-check.js';
 import { checkEntry, decodeEntry, encodeEntry, queuePosition, urlKey } from './frontier-keys.js';
 import { type LevelStoreLabel, levelError, markCorrupt, openLevel } from './open-level.js';
@@ -309,7 +309,8 @@ export class LevelFrontier implements CrawlFrontier {
     });
   }
 
-  async clear(): Promise<void> {
+  async clear(options: ClearOptions = {}): Promise<void> {
+    const keep = options.keepJournal ?? [];
     await this.#ready();
     await this.#exclusive(async () => {
       this.#resetBuffer();
@@ -319,11 +320,23 @@ export class LevelFrontier implements CrawlFrontier {
       try {
         // The counters go first: a store cleared half way by a crash has none, and is counted again on open.
         await this.#db.del(META);
-        await this.#db.clear();
+        if (keep.length === 0) await this.#db.clear();
+        else await this.#clearAllBut(keep.map((prefix) => `${JOURNAL}${prefix}`));
       } catch (err) {
         throw levelError(err, this.dir, this.#label, 'clearing');
       }
     });
+  }
+
+  /** Delete every key except those under the prefixes given, range by range between them. */
+  async #clearAllBut(prefixes: string[]): Promise<void> {
+    const kept = [...prefixes].sort();
+    let from: string | undefined;
+    for (const prefix of kept) {
+      await this.#db.clear(from === undefined ? { lt: prefix } : { gte: from, lt: prefix });
+      from = `${prefix}\uffff`;
+    }
+    await this.#db.clear(from === undefined ? {} : { gte: from });
   }
 
   async close(): Promise<void> {

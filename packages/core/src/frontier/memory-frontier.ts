@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { CrawlerError } from '../errors.js';
-import type { CrawlFrontier, FrontierCommit, FrontierEntry, LeasedEntry } from './frontier.js';
+import type { ClearOptions, CrawlFrontier, FrontierCommit, FrontierEntry, LeasedEntry } from './frontier.js';
 import { checkEntry, queuePosition } from './frontier-keys.js';
 
 interface Queued {
@@ -152,14 +152,17 @@ export class MemoryFrontier implements CrawlFrontier {
     return recovered;
   }
 
-  async clear(): Promise<void> {
+  async clear(options: ClearOptions = {}): Promise<void> {
     this.#check();
+    const keep = options.keepJournal ?? [];
     this.#heap.clear();
     this.#queued.clear();
     this.#leases.clear();
     this.#done.clear();
     this.#checkpoint = undefined;
-    this.#journal.clear();
+    for (const key of [...this.#journal.keys()]) {
+      if (!keep.some((prefix) => key.startsWith(prefix))) this.#journal.delete(key);
+    }
     this.#seq = 0;
   }
 

@@ -174,6 +174,38 @@ export function describeFrontierContract(
       expect(urls(await drain(frontier))).toEqual([e(1).url]);
     });
 
+    it('clear({ keepJournal }) keeps the journal entries under the prefixes named, and drops everything else', async () => {
+      await frontier.putAll([e(1), e(2)]);
+      const a = (await frontier.poll()) as LeasedEntry;
+      await frontier.commit({
+        puts: [],
+        acks: [a],
+        checkpoint: () => '{"saved":1}',
+        journal: {
+          put: [
+            ['index:p1', ''],
+            ['vector:p1', ''],
+            ['vector:p2', 'x'],
+            ['refused:u', ''],
+          ],
+        },
+      });
+      await frontier.clear({ keepJournal: ['index:', 'vector:'] });
+      const kept: string[] = [];
+      for (const prefix of ['index:', 'vector:', 'refused:']) {
+        for await (const [key, value] of frontier.journal(prefix)) kept.push(`${key}=${value}`);
+      }
+      expect(kept).toEqual(['index:p1=', 'vector:p1=', 'vector:p2=x']);
+      expect(await frontier.checkpoint()).toBeUndefined();
+      expect(await frontier.size()).toBe(0);
+      expect(frontier.inFlight()).toBe(0);
+      expect(await frontier.put(e(1))).toBe(true);
+      expect(await frontier.put(e(2))).toBe(true);
+      expect(urls(await drain(frontier))).toEqual(urls([e(1), e(2)]));
+      await frontier.clear();
+      for await (const _ of frontier.journal('')) expect.unreachable('clear() drops the whole journal');
+    });
+
     it('round-trips 10,000 entries in order', async () => {
       const all = Array.from({ length: 10_000 }, (_, i) => e(i, { referrer: `https://example.com/r/${i >> 4}` }));
       for (let i = 0; i < 9_000; i += 1000) {
@@ -234,6 +266,21 @@ export function describeFrontierContract(
       for await (const batch of frontier.doneUrlHashes()) done.push(...batch);
       expect(done).toEqual([createHash('sha256').update(e(1).url).digest('hex')]);
       expect(urls(await drain(frontier))).toEqual(urls([e(2), e(3)]));
+    });
+
+    it('the journal clear({ keepJournal }) kept is there after a reopen, and the store opens clean', async () => {
+      await frontier.putAll([e(1), e(2), e(3)]);
+      await frontier.poll();
+      await frontier.commit({ puts: [], acks: [], journal: { put: [['vector:p9', '']] } });
+      await frontier.clear({ keepJournal: ['vector:'] });
+      await frontier.put(e(4));
+      await frontier.close();
+      frontier = await reopen();
+      const kept: string[] = [];
+      for await (const [key] of frontier.journal('vector:')) kept.push(key);
+      expect(kept).toEqual(['vector:p9']);
+      expect(await frontier.size()).toBe(1);
+      expect(urls(await drain(frontier))).toEqual([e(4).url]);
     });
 
     it('recover({ keepRun }) keeps "queued during this run": handled urls stay collapsed', async () => {

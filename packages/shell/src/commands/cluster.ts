@@ -321,6 +321,11 @@ function formatClusterStatus(s: ClusterStatus): string {
       `run ${r.runId}: ${r.action} of "${r.catalog}" v${r.version} on ${r.members.join(', ')} — dispatched ${r.dispatched}, handled ${r.handled}, in streams ${r.streamed}${r.ending ? `, ending: ${r.ending}` : ''}`,
     );
   } else lines.push('nothing is running');
+  for (const r of s.stopped) {
+    lines.push(
+      `stopped: run ${r.runId}, ${r.action} of catalog ${r.catalogId} v${r.version} (${r.reason} at ${r.endedAt}), ${r.left} urls left — resume --cluster ${s.cluster} --id ${r.catalogId}`,
+    );
+  }
   return `${lines.join('\n')}\n`;
 }
 
