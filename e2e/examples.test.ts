@@ -17,6 +17,19 @@ interface Report {
   ending: { published: boolean; reason: string };
 }
 
+/**
+ * The catalog an example crawls, created beforehand with no wait between requests: the corpus server is this test's
+ * own, and the examples' code stays as the guide shows it (a crawl of an existing catalog keeps its settings).
+ */
+function catalogWithoutWaits(site: string, data: string): void {
+  const r = spawnSync(
+    process.execPath,
+    [join(root, 'packages/shell/dist/bin.js'), 'catalog', 'create', '--url', site, '--interval', '0', '--data', data],
+    { cwd: root, encoding: 'utf8', timeout: 60_000 },
+  );
+  expect(r.status, r.stderr).toBe(0);
+}
+
 /** Run an example of docs/developer-guide.md exactly as the guide says, with a bounded time. */
 function example(file: string, args: string[]) {
   const dist = join(root, 'packages/core/dist/index.js');
@@ -55,6 +68,7 @@ describe('the developer guide examples, run over the python documentation', () =
 
   it('replace-a-component: the counting fetcher saw every request, the extra channel listed every saved page', () => {
     const data = join(tmp.path, 'replace');
+    catalogWithoutWaits(site, data);
     const before = corpus.accessLog().length;
     const { report, stderr } = example('replace-a-component.ts', [site, data]);
     const served = corpus.accessLog().length - before;
@@ -70,6 +84,7 @@ describe('the developer guide examples, run over the python documentation', () =
   });
 
   it('custom-acceptor: an acceptor registered by name refuses what it should, and the report names it', () => {
+    catalogWithoutWaits(site, join(tmp.path, 'acceptor'));
     const { report } = example('custom-acceptor.ts', [site, join(tmp.path, 'acceptor'), 'library']);
     expect(report.rejected['REJECTED_FILTER:skip-segment']).toBeGreaterThan(100);
     expect(report.examples['REJECTED_FILTER:skip-segment']).toMatch(/\/library\/.*path has the segment \/library\//);
@@ -79,6 +94,7 @@ describe('the developer guide examples, run over the python documentation', () =
 
   it('readability-extractor: the catalog setting picks Readability, whose article text differs from the default', async () => {
     const data = join(tmp.path, 'readability');
+    catalogWithoutWaits(site, data);
     const { report, stderr } = example('readability-extractor.ts', [site, data]);
     expect(report.produced.saved).toBe(20);
     expect(stderr.trim().split('\n').length).toBeGreaterThanOrEqual(5);

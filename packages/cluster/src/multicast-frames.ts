@@ -180,6 +180,13 @@ function isLastPiece(p: PieceHeader): boolean {
   return p.t === undefined || (p.o ?? 0) + p.n >= p.t;
 }
 
+/**
+ * Items handed to `apply` at a time. A member that fell behind reads up to 50 frames (5,000 items) at once; applied in
+ * one go they held its event loop for seconds (an embedded index upserts ~1 ms a page on the main thread), long
+ * enough under load for its 3 s heartbeat to lapse and its stream to be re-homed while it still held those urls.
+ */
+const APPLY_SLICE = 100;
+
 /** Split items being put together, at most this many at a time (a sender that died mid-item leaves one behind). */
 const MAX_ASSEMBLING = 64;
 
@@ -273,9 +280,13 @@ export class FrameConsumer {
           byKind.set(kind, list);
         }
         for (const [kind, items] of byKind) {
-          if (items.length === 0) continue;
-          await this.#apply(kind, items);
-          this.applied += items.length;
+          for (let i = 0; i < items.length; i += APPLY_SLICE) {
+            const slice = items.slice(i, i + APPLY_SLICE);
+            await this.#apply(kind, slice);
+            this.applied += slice.length;
+            // The event loop between slices: heartbeats, the crawl's own work.
+            await new Promise((r) => setImmediate(r));
+          }
         }
         if (entries.length > 0) await conn.xack(this.#key, this.#node, ...entries.map((e) => e.id));
       } catch (err) {
