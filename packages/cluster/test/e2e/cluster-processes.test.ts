@@ -602,7 +602,12 @@ describe('three member processes crawl the handbook, shared PostgreSQL, the memb
       const all = countsByPath(pageRequests(w));
       expect([...all].filter(([, n]) => n > 1)).toEqual([]);
       expect(all.size).toBeGreaterThanOrEqual(3290);
-      expect(w.heard.filter((m) => m.type === 'PUBLISHED')).toHaveLength(1);
+      await until(
+        'the resumed run COMPLETED',
+        () => w.heard.filter((m) => m.type === 'COMPLETED').length === 2,
+        30_000,
+      );
+      expect(w.heard.map((m) => m.type)).toEqual(['STARTED', 'STOP', 'COMPLETED', 'STARTED', 'PUBLISHED', 'COMPLETED']);
       const again = spawnSync(
         process.execPath,
         [bin, 'resume', '--cluster', w.cluster.name, '--url', `${w.corpus.url}/`],

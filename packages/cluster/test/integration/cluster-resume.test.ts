@@ -7,6 +7,7 @@ import { createTempDir, type TempDir } from '../../../core/test/support/tmp.js';
 import { ClusterClient } from '../../src/cluster-client.js';
 import { ClusterNode } from '../../src/cluster-node.js';
 import type { ClusterRunReport } from '../../src/cluster-report.js';
+import { ControlChannel, type ControlMessage } from '../../src/control-channel.js';
 import { resumableRun } from '../../src/run-resume.js';
 import { type TestCluster, testCluster, testRedisUrl, until } from '../support/redis.js';
 
@@ -25,6 +26,7 @@ describe('resume --cluster: a stopped run continued', () => {
   let cluster: TestCluster;
   let client: ClusterClient;
   const nodes: ClusterNode[] = [];
+  const heard: ControlMessage[] = [];
 
   beforeAll(async () => {
     site = await startFixtureSite({ slowDelayMs: 100 });
@@ -43,6 +45,9 @@ describe('resume --cluster: a stopped run continued', () => {
       );
     }
     client = await ClusterClient.open({ cluster: cluster.name, redisUrl: testRedisUrl, log });
+    await new ControlChannel(cluster.redis, cluster.keys, log).subscribe(await cluster.connect('listener'), (m) => {
+      heard.push(m);
+    });
   });
   afterAll(async () => {
     await client?.close();
@@ -75,7 +80,12 @@ describe('resume --cluster: a stopped run continued', () => {
     expect(stopped).toMatchObject({ runId: first.runId, action: 'crawl', version: 0, reason: 'interrupted' });
     expect(stopped?.left).toBeGreaterThan(0);
 
+    await until('the stopped run COMPLETED', () => heard.some((m) => m.type === 'COMPLETED'));
+    expect(heard.map((m) => m.type)).toEqual(['STARTED', 'STOP', 'COMPLETED']);
     const resumed = await client.crawl({ id: first.catalogId, action: 'resume' });
+    await until('the resumed run COMPLETED', () => heard.filter((m) => m.type === 'COMPLETED').length === 2);
+    // Published once, by the resumed run.
+    expect(heard.map((m) => m.type)).toEqual(['STARTED', 'STOP', 'COMPLETED', 'STARTED', 'PUBLISHED', 'COMPLETED']);
     expect(resumed.action).toBe('resume');
     expect(resumed.version).toBe(0);
     expect(resumed.resumed).toMatchObject({ runId: first.runId, reason: 'interrupted', saved: first.produced.saved });
