@@ -5,6 +5,7 @@ import {
   CrawlerError,
   contentDedupRegistry,
   createRecordDatabase,
+  type ExistingUrlPathFilter,
   Greenfinger,
   type GreenfingerComponents,
   LevelFrontier,
@@ -314,6 +315,8 @@ export class ClusterNode {
       // The blob and vector channels: with stores of its own, a run's files and points go to the others'.
       wrapBlobStore: (store: BlobStore) => this.#replicas.blobs(store),
       wrapVectorStores: (family: VectorStoreFamily) => this.#replicas.vectors(family),
+      // The frontier-dedup channel: the urls a run marks known reach every member's url filter (dedup-replica.ts).
+      wrapUrlFilter: (filter: ExistingUrlPathFilter) => this.#replicas.urlFilter(filter),
       // The search channel: pages this member saves go to the others' embedded indexes (search-replica.ts).
       outputChannels: (ctx: RunContext) => {
         const run = this.#runs.get(ctx.catalog.id);

@@ -119,9 +119,13 @@ export class RunKeys {
   get vectors(): string {
     return `${this.base}vectors`;
   }
+  /** The frontier-dedup channel: the urls each member's url filter marked known, one group per member. */
+  get dedup(): string {
+    return `${this.base}dedup`;
+  }
   /** Every replicated channel's stream (completion waits for each to be applied by every member; trimmed). */
   get replicated(): string[] {
-    return [this.search, this.record, this.blob, this.vectors];
+    return [this.search, this.record, this.blob, this.vectors, this.dedup];
   }
   /** The exact routing counters (`<node>|d`, `<node>|h`, …): changed atomically with the streams. */
   get counters(): string {

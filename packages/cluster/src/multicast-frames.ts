@@ -392,16 +392,33 @@ function groupsOf(reply: unknown): Array<Record<string, unknown>> {
 }
 
 /**
- * Has every named member applied everything in the stream? (its group there: no lag, nothing pending). True when the
- * stream does not exist (nothing was ever sent on it).
+ * Has every named member applied everything in the stream? (its group there: nothing pending, and nothing after its
+ * last delivered frame). True when the stream does not exist (nothing was ever sent on it). The group's `lag` is not
+ * used: Redis answers it with nil in some states of a trimmed stream, which would read as "not caught up" forever.
  */
 export async function framesCaughtUp(redis: Redis, key: string, members: readonly string[]): Promise<boolean> {
-  if (!(await redis.exists(key))) return true;
+  return (await framesBehind(redis, key, members)).length === 0;
+}
+
+/** The members whose group in the stream has frames pending or not yet delivered (with why, for the log). */
+export async function framesBehind(
+  redis: Redis,
+  key: string,
+  members: readonly string[],
+): Promise<Array<{ member: string; pending: number; lastDelivered: string; lastGenerated: string }>> {
+  if (!(await redis.exists(key))) return [];
+  const stream = groupsOf([await redis.call('XINFO', 'STREAM', key)])[0] ?? {};
+  const lastGenerated = String(stream['last-generated-id'] ?? '0-0');
   const byName = new Map(groupsOf(await redis.call('XINFO', 'GROUPS', key)).map((g) => [String(g.name), g]));
-  return members.every((m) => {
+  const behind: Array<{ member: string; pending: number; lastDelivered: string; lastGenerated: string }> = [];
+  for (const m of members) {
     const g = byName.get(m);
-    return g !== undefined && Number(g.pending ?? 1) === 0 && Number(g.lag ?? 1) === 0;
-  });
+    const pending = g ? Number(g.pending ?? 1) : -1;
+    const lastDelivered = g ? String(g['last-delivered-id'] ?? '0-0') : 'no group';
+    if (g && pending === 0 && compareIds(lastDelivered, lastGenerated) >= 0) continue;
+    behind.push({ member: m, pending, lastDelivered, lastGenerated });
+  }
+  return behind;
 }
 
 /**

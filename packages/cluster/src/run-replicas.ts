@@ -1,6 +1,14 @@
-import type { BlobStore, Greenfinger, Logger, RecordDatabase, VectorStoreFamily } from '@greenfinger/core';
+import type {
+  BlobStore,
+  ExistingUrlPathFilter,
+  Greenfinger,
+  Logger,
+  RecordDatabase,
+  VectorStoreFamily,
+} from '@greenfinger/core';
 import type { Redis } from 'ioredis';
 import { blobReplicaConsumer, isPerNodeBlobStore, replicatedBlobs } from './blob-replica.js';
+import { replicatedUrlFilter, urlFilterReplicaConsumer } from './dedup-replica.js';
 import type { ClusterKeys } from './keys.js';
 import { type FrameConsumer, FrameSender } from './multicast-frames.js';
 import { recordReplicaConsumer, replicatedRecords } from './record-replica.js';
@@ -8,7 +16,7 @@ import type { RunInfo } from './run-info.js';
 import { indexReplicaConsumer } from './search-replica.js';
 import { isPerNodeVectorFamily, replicatedVectors, vectorReplicaConsumer } from './vector-replica.js';
 
-type Channel = 'record' | 'blob' | 'vectors';
+type Channel = 'record' | 'blob' | 'vectors' | 'dedup';
 
 export interface RunReplicasOptions {
   name: string;
@@ -24,7 +32,7 @@ export interface RunReplicasOptions {
 }
 
 /**
- * The replicated channels of a member's runs (seed 000: `record`, `blob`, `search` — multicast excluding self,
+ * The replicated channels of a member's runs (seed 000: `record`, `blob`, `search`, `frontier-dedup` — multicast excluding self,
  * buffered, only when the store behind them is per node): the wrappers that send what a run writes to the member's
  * own stores (its SQLite, its local files, its embedded vectors), the senders per catalog of a run in progress, and
  * the receiving halves per run, which apply the others' frames to the member's own stores (not the wrappers: what
@@ -36,12 +44,14 @@ export class RunReplicas {
     record: new Map(),
     blob: new Map(),
     vectors: new Map(),
+    dedup: new Map(),
   };
   /** The receiving halves, per run: they run until the run completes (others may still send). */
   readonly #consumers = new Map<string, FrameConsumer[]>();
   #ownRecords: RecordDatabase | undefined;
   #ownBlobs: BlobStore | undefined;
   #ownVectors: VectorStoreFamily | undefined;
+  #ownUrlFilter: ExistingUrlPathFilter | undefined;
 
   constructor(options: RunReplicasOptions) {
     this.#o = options;
@@ -81,6 +91,12 @@ export class RunReplicas {
     );
   }
 
+  /** The frontier-dedup channel's sending half around the member's url filter (per node: system/dedup/url). */
+  urlFilter(filter: ExistingUrlPathFilter): ExistingUrlPathFilter {
+    this.#ownUrlFilter = filter;
+    return replicatedUrlFilter(filter, (catalogId, version) => this.#senderOf('dedup', catalogId, version));
+  }
+
   /**
    * Start a run's channels before the member crawls (so its groups exist from the start): the index (when the
    * catalog writes one), and — when the stores are per node — records, files and vectors, sending halves included.
@@ -111,6 +127,13 @@ export class RunReplicas {
     if (info.catalog.settings.outputs.includes('vector') && family && isPerNodeVectorFamily(family)) {
       send('vectors', run.vectors);
       consumers.push(vectorReplicaConsumer({ ...common, key: run.vectors, family }));
+    }
+    // Opened lazily: its wrapper records the filter itself. One another process holds fails the run itself, not this.
+    await gf.factory.urlFilter().catch((err: unknown) => o.log.warn({ err }, 'the url filter did not open'));
+    const filter = this.#ownUrlFilter;
+    if (filter) {
+      send('dedup', run.dedup);
+      consumers.push(urlFilterReplicaConsumer({ ...common, key: run.dedup, filter }));
     }
     for (const c of consumers) await c.start();
     this.#consumers.set(info.runId, consumers);

@@ -6,7 +6,7 @@ import { CrawlStreams } from './crawl-stream.js';
 import type { ClusterKeys } from './keys.js';
 import { LuaScript } from './lua-script.js';
 import type { Membership } from './membership.js';
-import { framesCaughtUp, trimFrames } from './multicast-frames.js';
+import { framesBehind, framesCaughtUp, trimFrames } from './multicast-frames.js';
 import { rehome } from './rehome.js';
 import { CHECK, runState } from './routing-scripts.js';
 import { decodeRunInfo, type RunInfo } from './run-info.js';
@@ -106,8 +106,14 @@ export async function supervise(ctx: SupervisorContext): Promise<void> {
   for (const key of run.replicated) caughtUp = caughtUp && (await framesCaughtUp(ctx.redis, key, liveMembers));
   const since = Date.now() - Number((await ctx.redis.get(run.postedAt)) ?? Date.now());
   if (!caughtUp && since < SEARCH_WAIT_MS) return;
-  if (!caughtUp)
-    ctx.log.warn({ waitedMs: since }, 'not every member applied the replicated channels; completing anyway');
+  if (!caughtUp) {
+    const behind: Record<string, unknown> = {};
+    for (const key of run.replicated) {
+      const b = await framesBehind(ctx.redis, key, liveMembers);
+      if (b.length > 0) behind[key.slice(run.base.length)] = b;
+    }
+    ctx.log.warn({ waitedMs: since, behind }, 'not every member applied the replicated channels; completing anyway');
+  }
   const tookPart = byNode(await ctx.redis.hgetall(run.progress));
   for (const m of members) {
     if (posted[m] !== undefined) continue;

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { silentLogger } from '@greenfinger/core';
+import { silentLogger, urlHash } from '@greenfinger/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureFacts } from '../../../core/test/support/fixture-facts.js';
 import { type FixtureSite, startFixtureSite } from '../../../core/test/support/fixture-site.js';
@@ -88,6 +88,20 @@ describe('ClusterNode: a run started through the leader', () => {
       }
       const row = await (await nodes[0]!.gf.database()).catalogs.get(report.catalogId);
       expect(row).toMatchObject({ searchVersion: 0, runningState: 'none' });
+      // The frontier-dedup channel: every member's url filter knows every page of the run, whoever fetched it.
+      const saved: string[] = [];
+      for await (const rows of (await nodes[0]!.gf.database()).resources.iterateResources(report.catalogId, 0, 100)) {
+        for (const r of rows) saved.push(r.url);
+      }
+      expect(saved).toHaveLength(fixtureFacts.savedCount);
+      for (const n of nodes) {
+        const filter = await n.gf.factory.urlFilter();
+        const known = await Promise.all(saved.map((u) => filter.has(report.catalogId, 0, urlHash(u))));
+        expect(
+          known.filter((k) => !k),
+          `member ${n.name}`,
+        ).toEqual([]);
+      }
       expect((await client.status()).run).toBeNull();
     } finally {
       await client.close();

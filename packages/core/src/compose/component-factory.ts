@@ -157,9 +157,11 @@ export class ComponentFactory implements NodeContext {
   /** ExistingUrlPathFilter, shared by every catalog of the data store. */
   urlFilter(): Promise<ExistingUrlPathFilter> {
     if (!this.#urlFilter) {
-      const open = this.components.urlFilter
+      const opened = this.components.urlFilter
         ? Promise.resolve(resolvePart(this.components.urlFilter, this.#node()))
         : LevelUrlFilter.open(this.layout.urlDedupDir);
+      const wrap = this.components.wrapUrlFilter;
+      const open = wrap ? opened.then((filter) => wrap(filter, this.#node())) : opened;
       // A store another process holds open (its LevelDB lock) is tried again on next use.
       open.catch(() => {
         if (this.#urlFilter === open) this.#urlFilter = undefined;

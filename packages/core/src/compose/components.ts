@@ -93,6 +93,11 @@ export interface GreenfingerComponents {
   wrapVectorStores?: (family: VectorStoreFamily, ctx: NodeContext) => VectorStoreFamily;
   /** ExistingUrlPathFilter. Default: LevelDB + Bloom filter under system/dedup/url. */
   urlFilter?: Part<ExistingUrlPathFilter | Promise<ExistingUrlPathFilter>, NodeContext>;
+  /**
+   * Wraps the node's url filter once it is opened (the default or `urlFilter`), as `wrapBlobStore` (a cluster member's
+   * `frontier-dedup` channel sends the urls a run marks to the other members' filters).
+   */
+  wrapUrlFilter?: (filter: ExistingUrlPathFilter, ctx: NodeContext) => ExistingUrlPathFilter;
   /** ContentDedupFilter for every catalog (instead of the one its name or GF_CONTENT_DEDUP picks). */
   contentDedup?: Part<ContentDedupFilter | Promise<ContentDedupFilter>, NodeContext>;
   /** CrawlFrontier of one run. Default: LevelDB under system/frontier/{catalog}/v{n}. */
