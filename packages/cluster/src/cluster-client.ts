@@ -53,6 +53,7 @@ export interface ClusterStatus {
   stopped: Array<{
     runId: string;
     catalogId: string;
+    catalog: string;
     version: number;
     action: string;
     reason: string;
@@ -157,9 +158,10 @@ export class ClusterClient {
       })),
       dead,
       run,
-      stopped: stopped.map(({ runId, catalogId, version, action, reason, endedAt, left }) => ({
+      stopped: stopped.map(({ runId, catalogId, catalog, version, action, reason, endedAt, left }) => ({
         runId,
         catalogId,
+        catalog,
         version,
         action,
         reason,

@@ -18,6 +18,8 @@ export const RESUME_TTL_SECONDS = 7 * 24 * 3600;
 export interface ResumableRun {
   runId: string;
   catalogId: string;
+  /** The catalog's name when the run stopped. */
+  catalog: string;
   version: number;
   /** The verb its members ran (a resumed run runs it again, on the same version). */
   action: CrawlVerb;

@@ -181,6 +181,7 @@ async function complete(ctx: SupervisorContext, info: RunInfo, ending: string, p
     const record: ResumableRun = {
       runId: info.runId,
       catalogId: info.catalog.id,
+      catalog: info.catalog.name,
       version: info.version,
       action: info.action,
       buckets: info.buckets,

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { silentLogger, urlHash } from '@greenfinger/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureFacts } from '../../../core/test/support/fixture-facts.js';
@@ -6,8 +5,9 @@ import { type FixtureSite, startFixtureSite } from '../../../core/test/support/f
 import { createTestDatabase, type TestDatabase } from '../../../core/test/support/pg.js';
 import { createTempDir, type TempDir } from '../../../core/test/support/tmp.js';
 import { ClusterClient } from '../../src/cluster-client.js';
-import { ClusterNode } from '../../src/cluster-node.js';
+import type { ClusterNode } from '../../src/cluster-node.js';
 import { ControlChannel, type ControlMessage } from '../../src/control-channel.js';
+import { startMembers } from '../support/members.js';
 import { type TestCluster, testCluster, testRedisUrl, until } from '../support/redis.js';
 
 const log = silentLogger();
@@ -35,18 +35,7 @@ describe('ClusterNode: a run started through the leader', () => {
   });
 
   it('one leader; the run is crawled by every member, published once, merged, and COMPLETED raised once on each', async () => {
-    for (const name of ['a', 'b', 'c']) {
-      nodes.push(
-        await ClusterNode.start({
-          cluster: cluster.name,
-          redisUrl: testRedisUrl,
-          nodeName: name,
-          dataRoot: join(tmp.path, name),
-          settings: { databaseUrl: db.url, workers: 1 },
-          log,
-        }),
-      );
-    }
+    nodes.push(...(await startMembers(cluster, tmp.path, ['a', 'b', 'c'], { settings: { databaseUrl: db.url } })));
     const completed: Record<string, ControlMessage[]> = { a: [], b: [], c: [] };
     for (const n of nodes) n.onCompleted((m) => completed[n.name]?.push(m));
     expect(nodes.filter((n) => n.isLeader())).toHaveLength(1);

@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AccessLogLine, type Corpus, startCorpus } from '../../../core/test/support/corpus.js';
 import { createTempDir, type TempDir } from '../../../core/test/support/tmp.js';
 import { ClusterClient } from '../../src/cluster-client.js';
-import { ClusterNode } from '../../src/cluster-node.js';
+import type { ClusterNode } from '../../src/cluster-node.js';
 import type { PolitenessScope } from '../../src/run-info.js';
+import { startMembers } from '../support/members.js';
 import { type TestCluster, testCluster, testRedisUrl } from '../support/redis.js';
 
 const log = silentLogger();
@@ -46,19 +47,7 @@ describe('politeness over the members of a cluster (nginx access log as the judg
     const cluster: TestCluster = await testCluster();
     const nodes: ClusterNode[] = [];
     try {
-      for (const name of ['a', 'b', 'c']) {
-        nodes.push(
-          await ClusterNode.start({
-            cluster: cluster.name,
-            redisUrl: testRedisUrl,
-            nodeName: name,
-            dataRoot: join(tmp.path, scope, name),
-            settings: { workers: 1 },
-            politeness: scope,
-            log,
-          }),
-        );
-      }
+      nodes.push(...(await startMembers(cluster, join(tmp.path, scope), ['a', 'b', 'c'], { politeness: scope })));
       const before = corpus.accessLog().length;
       const client = await ClusterClient.open({ cluster: cluster.name, redisUrl: testRedisUrl, log });
       try {

@@ -8,7 +8,8 @@ import { type FixtureSite, startFixtureSite } from '../../../core/test/support/f
 import { createTestDatabase, type TestDatabase } from '../../../core/test/support/pg.js';
 import { createTempDir, type TempDir } from '../../../core/test/support/tmp.js';
 import { ClusterClient } from '../../src/cluster-client.js';
-import { ClusterNode } from '../../src/cluster-node.js';
+import type { ClusterNode } from '../../src/cluster-node.js';
+import { startMembers } from '../support/members.js';
 import { type TestCluster, testCluster, testRedisUrl } from '../support/redis.js';
 
 const log = silentLogger();
@@ -53,18 +54,11 @@ describe('replay --cluster of the index and vector layers, in-process members', 
     tmp = createTempDir('gf-cluster-replay-');
     db = await createTestDatabase();
     cluster = await testCluster();
-    for (const name of NAMES) {
-      nodes.push(
-        await ClusterNode.start({
-          cluster: cluster.name,
-          redisUrl: testRedisUrl,
-          nodeName: name,
-          dataRoot: join(tmp.path, name),
-          settings: { databaseUrl: db.url, workers: 1, modelDir, textModel: 'tiny-e5' },
-          log,
-        }),
-      );
-    }
+    nodes.push(
+      ...(await startMembers(cluster, tmp.path, NAMES, {
+        settings: { databaseUrl: db.url, modelDir, textModel: 'tiny-e5' },
+      })),
+    );
   }, 60_000);
   afterAll(async () => {
     for (const n of nodes) await n.close().catch(() => undefined);

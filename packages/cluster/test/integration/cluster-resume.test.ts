@@ -1,14 +1,14 @@
-import { join } from 'node:path';
 import { CrawlerError, silentLogger } from '@greenfinger/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureFacts } from '../../../core/test/support/fixture-facts.js';
 import { type FixtureSite, startFixtureSite } from '../../../core/test/support/fixture-site.js';
 import { createTempDir, type TempDir } from '../../../core/test/support/tmp.js';
 import { ClusterClient } from '../../src/cluster-client.js';
-import { ClusterNode } from '../../src/cluster-node.js';
+import type { ClusterNode } from '../../src/cluster-node.js';
 import type { ClusterRunReport } from '../../src/cluster-report.js';
 import { ControlChannel, type ControlMessage } from '../../src/control-channel.js';
 import { resumableRun } from '../../src/run-resume.js';
+import { startMembers } from '../support/members.js';
 import { type TestCluster, testCluster, testRedisUrl, until } from '../support/redis.js';
 
 const log = silentLogger();
@@ -32,18 +32,7 @@ describe('resume --cluster: a stopped run continued', () => {
     site = await startFixtureSite({ slowDelayMs: 100 });
     tmp = createTempDir('gf-cluster-resume-');
     cluster = await testCluster();
-    for (const name of ['a', 'b', 'c']) {
-      nodes.push(
-        await ClusterNode.start({
-          cluster: cluster.name,
-          redisUrl: testRedisUrl,
-          nodeName: name,
-          dataRoot: join(tmp.path, name),
-          settings: { workers: 1 },
-          log,
-        }),
-      );
-    }
+    nodes.push(...(await startMembers(cluster, tmp.path, ['a', 'b', 'c'])));
     client = await ClusterClient.open({ cluster: cluster.name, redisUrl: testRedisUrl, log });
     await new ControlChannel(cluster.redis, cluster.keys, log).subscribe(await cluster.connect('listener'), (m) => {
       heard.push(m);
@@ -79,6 +68,10 @@ describe('resume --cluster: a stopped run continued', () => {
     const stopped = await resumableRun(cluster.redis, cluster.keys, first.catalogId);
     expect(stopped).toMatchObject({ runId: first.runId, action: 'crawl', version: 0, reason: 'interrupted' });
     expect(stopped?.left).toBeGreaterThan(0);
+    // status --cluster --json lists it, with what a resume would continue.
+    expect((await client.status()).stopped).toEqual([
+      expect.objectContaining({ runId: first.runId, catalogId: first.catalogId, version: 0, reason: 'interrupted' }),
+    ]);
 
     await until('the stopped run COMPLETED', () => heard.some((m) => m.type === 'COMPLETED'));
     expect(heard.map((m) => m.type)).toEqual(['STARTED', 'STOP', 'COMPLETED']);

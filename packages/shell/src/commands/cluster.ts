@@ -323,7 +323,7 @@ function formatClusterStatus(s: ClusterStatus): string {
   } else lines.push('nothing is running');
   for (const r of s.stopped) {
     lines.push(
-      `stopped: run ${r.runId}, ${r.action} of catalog ${r.catalogId} v${r.version} (${r.reason} at ${r.endedAt}), ${r.left} urls left — resume --cluster ${s.cluster} --id ${r.catalogId}`,
+      `stopped: run ${r.runId}, ${r.action} of "${r.catalog}" v${r.version} (${r.reason} at ${r.endedAt}), ${r.left} urls left — greenfinger resume --cluster ${s.cluster} --id ${r.catalogId}`,
     );
   }
   return `${lines.join('\n')}\n`;
