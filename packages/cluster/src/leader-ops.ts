@@ -23,7 +23,7 @@ import { activeReplay } from './replay-protocol.js';
 import { type ClusterReplayRequest, startReplay } from './replay-scatter.js';
 import type { PolitenessScope, RunInfo } from './run-info.js';
 import { discardResumable, RESUME_TTL_SECONDS, type ResumableRun, resumableRun, takeOver } from './run-resume.js';
-import { currentRun, RUN_TTL_SECONDS } from './run-supervisor.js';
+import { clearCurrent, currentRun, RUN_TTL_SECONDS } from './run-supervisor.js';
 import { seenBuckets } from './url-seen.js';
 
 /** What a crawl request sent to the leader names (a catalog, as `crawl` takes it, and the verb). */
@@ -154,7 +154,12 @@ export class LeaderOps {
 
   /** One run per cluster, and none while a replay runs. */
   async #assertIdle(): Promise<void> {
-    const busy = await currentRun(this.#d.redis, this.#d.keys);
+    let busy = await currentRun(this.#d.redis, this.#d.keys);
+    // Completed a moment ago, and `run:current` not cleared yet (or its leader died in between): idle.
+    if (busy && (await this.#d.redis.exists(this.#d.keys.run(busy.runId).completed))) {
+      await clearCurrent(this.#d.redis, this.#d.keys, busy.runId);
+      busy = undefined;
+    }
     if (busy) {
       throw new CrawlerError(
         'CONFLICT',

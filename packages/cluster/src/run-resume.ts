@@ -56,7 +56,18 @@ export async function keepForResume(
   const p = redis.pipeline();
   p.set(keys.resumable(record.catalogId), JSON.stringify(record), 'EX', RESUME_TTL_SECONDS);
   if (report) p.set(run.before, JSON.stringify(report), 'EX', RESUME_TTL_SECONDS);
-  for (const k of carried(run, record)) p.expire(k, RESUME_TTL_SECONDS);
+  await p.exec();
+  await holdQueue(redis, keys, record);
+}
+
+/**
+ * Give a stopped run's queue (the keys a resume takes over) RESUME_TTL_SECONDS, the record aside: a key a resume has
+ * taken over already is gone, and EXPIRE leaves it so.
+ */
+export async function holdQueue(redis: Redis, keys: ClusterKeys, record: ResumableRun): Promise<void> {
+  const run = keys.run(record.runId);
+  const p = redis.pipeline();
+  for (const k of [...carried(run, record), run.before]) p.expire(k, RESUME_TTL_SECONDS);
   await p.exec();
 }
 

@@ -10,7 +10,7 @@ import { framesBehind, framesCaughtUp, trimFrames } from './multicast-frames.js'
 import { rehome } from './rehome.js';
 import { CHECK, runState } from './routing-scripts.js';
 import { decodeRunInfo, type RunInfo } from './run-info.js';
-import { keepForResume, type ResumableRun, reportBefore } from './run-resume.js';
+import { holdQueue, keepForResume, type ResumableRun, reportBefore } from './run-resume.js';
 import { byNode } from './shared-counters.js';
 import { parseObject } from './wire.js';
 
@@ -37,6 +37,11 @@ export interface SupervisorContext {
   /** The leader's own writer (the running state is the run's to clear). */
   local: () => AdminWriter;
   log: Logger;
+}
+
+/** Delete `run:current` when it still names this run (idempotent). */
+export async function clearCurrent(redis: Redis, keys: ClusterKeys, runId: string): Promise<void> {
+  await CLEAR_CURRENT.run(redis, [keys.currentRun], [`"runId":"${runId}"`]);
 }
 
 /** The run in progress, as `run:current` holds it. */
@@ -160,12 +165,17 @@ async function complete(ctx: SupervisorContext, info: RunInfo, ending: string, p
     await writeMerged(ctx, info, merged);
   }
   const body = JSON.stringify(merged ?? { runId: info.runId, ending: { reason: ending }, missing: parts });
-  if ((await ctx.redis.set(run.completed, body, 'NX')) !== 'OK') return;
+  // Kept for a resume before the run reads as completed: a caller that sees it completed can resume it at once.
+  const stopped = state.streamed > 0 ? await resumeRecord(ctx, info, ending, state.streamed) : undefined;
+  if (stopped) await keepForResume(ctx.redis, ctx.keys, stopped, merged ?? undefined);
+  const first = (await ctx.redis.set(run.completed, body, 'NX')) === 'OK';
+  // Whoever finds it completed clears `run:current` (a leader that died right after completing it left it set).
+  await clearCurrent(ctx.redis, ctx.keys, info.runId);
+  if (!first) return;
   await ctx
     .local()
     .setRunningState(info.catalog.id, 'none')
     .catch((err: unknown) => ctx.log.warn({ err }, 'could not reset the running state'));
-  await CLEAR_CURRENT.run(ctx.redis, [ctx.keys.currentRun], [`"runId":"${info.runId}"`]);
   await ctx.control.publish({
     type: 'COMPLETED',
     runId: info.runId,
@@ -176,24 +186,34 @@ async function complete(ctx: SupervisorContext, info: RunInfo, ending: string, p
     published: merged?.ending.published ?? false,
   });
   await expireRun(ctx.redis, run.base, FINISHED_RUN_TTL_SECONDS);
-  if (state.streamed > 0) {
-    const members = await ctx.redis.smembers(run.members);
-    const record: ResumableRun = {
-      runId: info.runId,
-      catalogId: info.catalog.id,
-      catalog: info.catalog.name,
-      version: info.version,
-      action: info.action,
-      buckets: info.buckets,
-      members: members.sort(),
-      reason: ending,
-      endedAt: new Date().toISOString(),
-      left: state.streamed,
-    };
-    await keepForResume(ctx.redis, ctx.keys, record, merged ?? undefined);
+  if (stopped) {
+    // Again after the hour every run key was just given: the queue a resume takes over keeps its days.
+    await holdQueue(ctx.redis, ctx.keys, stopped);
     ctx.log.info({ runId: info.runId, left: state.streamed }, 'the run left urls in its streams: kept for a resume');
   }
   ctx.log.info({ runId: info.runId, ending, saved: merged?.produced.saved }, 'the cluster run is complete');
+}
+
+/** What `resume --cluster` needs of a run that ended with urls left in its streams. */
+async function resumeRecord(
+  ctx: SupervisorContext,
+  info: RunInfo,
+  ending: string,
+  left: number,
+): Promise<ResumableRun> {
+  const members = await ctx.redis.smembers(ctx.keys.run(info.runId).members);
+  return {
+    runId: info.runId,
+    catalogId: info.catalog.id,
+    catalog: info.catalog.name,
+    version: info.version,
+    action: info.action,
+    buckets: info.buckets,
+    members: members.sort(),
+    reason: ending,
+    endedAt: new Date().toISOString(),
+    left,
+  };
 }
 
 /** The merged report, in the leader's file store (`reports/{stamp}-{action}-cluster.json`) and as the version's row. */
