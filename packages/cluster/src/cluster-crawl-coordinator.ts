@@ -76,6 +76,8 @@ export class ClusterCrawlCoordinator implements CrawlCoordinator {
   duplicates = 0;
   /** Entries forwarded to the member the ring gives them now. */
   forwarded = 0;
+  /** Entries found re-homed after this member's heartbeat lapsed, taken out of its frontier. */
+  revoked = 0;
 
   constructor(frontier: CrawlFrontier, options: ClusterCoordinatorOptions) {
     this.#frontier = frontier;
@@ -260,11 +262,38 @@ export class ClusterCrawlCoordinator implements CrawlCoordinator {
     await DISPATCH.run(o.redis, [o.run.counters, this.#own], [o.node, 0, ids.length, 0, ...ids]);
   }
 
+  /**
+   * After this member was taken for dead (its heartbeat lapsed and the leader may have re-homed its stream): the
+   * entries it holds that are no longer in its pending list were moved to other members, who fetch them. They are
+   * forgotten here and taken out of the local frontier (RevocableFrontier), so they are not fetched twice — except the
+   * pages already being fetched. Returns how many were taken out.
+   */
+  async revalidate(): Promise<number> {
+    if (this.#held.size === 0) return 0;
+    const mine = await this.#streams.pendingIds(this.#own, this.#o.node, this.#held.size + this.#window + 1000);
+    const moved: string[] = [];
+    for (const [url, id] of this.#held) {
+      if (mine.has(id)) continue;
+      this.#held.delete(url);
+      moved.push(url);
+    }
+    if (moved.length > 0) {
+      if (isRevocable(this.#frontier)) this.#frontier.revoke(moved);
+      this.revoked += moved.length;
+      this.#log.warn({ moved: moved.length }, 'urls re-homed while this member was taken for dead: not fetched here');
+    }
+    return moved.length;
+  }
+
   /** Stop reading the stream (entries held stay pending in it, for whoever takes them). */
   async close(): Promise<void> {
     this.#closed = true;
     await this.#consumer?.catch(() => undefined);
   }
+}
+
+function isRevocable(f: CrawlFrontier): f is CrawlFrontier & { revoke(urls: Iterable<string>): void } {
+  return typeof (f as { revoke?: unknown }).revoke === 'function';
 }
 
 function sleep(ms: number): Promise<void> {

@@ -39,6 +39,7 @@ import { RedisPageBudget } from './redis-page-budget.js';
 import { RedisPictureRegistry } from './redis-picture-registry.js';
 import { RedisRenderMemory } from './redis-render-memory.js';
 import { ReplayMember } from './replay-member.js';
+import { RevocableFrontier } from './revocable-frontier.js';
 import { decodeRunInfo, type PolitenessScope, politenessScope, type RunInfo } from './run-info.js';
 import { postPart, takePart } from './run-member.js';
 import { RunReplicas } from './run-replicas.js';
@@ -358,7 +359,8 @@ export class ClusterNode {
         // A cluster run starts from the streams; the index and vector writes a stopped run of this version still owes
         // stay, and this run's engine writes them from the files.
         if (this.#fresh.delete(key)) await frontier.clear({ keepJournal: OWED_JOURNAL_PREFIXES });
-        return frontier;
+        // Urls re-homed while this member was taken for dead are taken out of it (cluster-crawl-coordinator.ts).
+        return new RevocableFrontier(frontier);
       },
     };
   }
@@ -543,6 +545,7 @@ export class ClusterNode {
             gf: this.gf,
             log: this.#log,
             threads: this.#threads,
+            onLapse: (handler) => this.membership.onLapse(handler),
           },
           info,
           { beforeCrawl: () => this.#fresh.add(`${catalogId}|${info.version}`) },

@@ -9,6 +9,8 @@ export interface MemberPart {
   duplicates?: number;
   /** Entries it forwarded to the member the ring gives them now (after a member joined). */
   forwarded?: number;
+  /** Entries it had read ahead and found re-homed after its heartbeat lapsed: not fetched by it. */
+  revoked?: number;
 }
 
 /**
@@ -29,6 +31,8 @@ export interface ClusterRunReport extends RunReport {
   routing?: { dispatched: number; handled: number; streamed: number };
   /** Members that died during the run: entries of their streams moved to others, and of them the ones in flight. */
   rehomed?: Record<string, { moved: number; claimed: number }>;
+  /** Members taken for dead during the run (a stall): entries they had read ahead, found re-homed and not fetched. */
+  revoked?: Record<string, number>;
   /** The stopped run this one resumed (`resume --cluster`): its counters are added into this report's. */
   resumed?: { runId: string; action: string; reason: string; saved: number; startedAt: string; endedAt: string };
 }
@@ -91,9 +95,11 @@ export function mergeReports(input: {
 }): ClusterRunReport | undefined {
   const byNode: Record<string, RunReport> = {};
   const missing: Record<string, string> = {};
+  const revoked: Record<string, number> = {};
   for (const [node, part] of Object.entries(input.parts).sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (part.report) byNode[node] = part.report;
     else missing[node] = part.error ?? 'no report';
+    if (part.revoked) revoked[node] = part.revoked;
   }
   const reports = Object.values(byNode);
   const first = reports[0];
@@ -118,6 +124,7 @@ export function mergeReports(input: {
     nodes: Object.keys(input.parts).sort(),
     byNode,
     ...(Object.keys(missing).length > 0 ? { missing } : {}),
+    ...(Object.keys(revoked).length > 0 ? { revoked } : {}),
   };
 }
 

@@ -71,6 +71,12 @@ export class CrawlStreams {
     return readReply(await redis.call('XREADGROUP', ...args));
   }
 
+  /** The ids in `consumer`'s pending list now (delivered to it, not acknowledged, not moved away), up to `count`. */
+  async pendingIds(key: string, consumer: string, count: number): Promise<Set<string>> {
+    const rows = (await this.#redis.call('XPENDING', key, GROUP, '-', '+', count, consumer)) as unknown[];
+    return new Set((rows ?? []).map((r) => String((r as unknown[])[0])));
+  }
+
   /** Entries delivered to `consumer` and not acknowledged (its pending list), oldest first. */
   async pendingOf(key: string, consumer: string, count: number): Promise<StreamEntry[]> {
     return readReply(

@@ -75,6 +75,7 @@ export class Membership {
   #timer: NodeJS.Timeout | undefined;
   #last = new Set<string>();
   readonly #watchers: Array<(change: MembershipChange) => void> = [];
+  readonly #lapseWatchers: Array<() => void> = [];
   #ticking = false;
 
   constructor(redis: Redis, keys: ClusterKeys, options: MembershipOptions) {
@@ -129,7 +130,10 @@ export class Membership {
         [this.#keys.member(this.name), this.#keys.members],
         [this.#value, this.#ttlMs, this.name],
       );
-      if (r === 2) this.#log.warn('the heartbeat had expired (the process was paused or cut off); written again');
+      if (r === 2) {
+        this.#log.warn('the heartbeat had expired (the process was paused or cut off); written again');
+        for (const w of this.#lapseWatchers) w();
+      }
       if (r === 0) this.#log.error('another process now holds this member name; this one keeps running unlisted');
       await this.#poll();
     } catch (err) {
@@ -157,6 +161,25 @@ export class Membership {
       const i = this.#watchers.indexOf(handler);
       if (i >= 0) this.#watchers.splice(i, 1);
     };
+  }
+
+  /**
+   * Be told when this member's heartbeat is found expired and written again: the others took it for dead meanwhile,
+   * and may have re-homed its work.
+   */
+  onLapse(handler: () => void): () => void {
+    this.#lapseWatchers.push(handler);
+    return () => {
+      const i = this.#lapseWatchers.indexOf(handler);
+      if (i >= 0) this.#lapseWatchers.splice(i, 1);
+    };
+  }
+
+  /** Renew the heartbeat again after {@link halt} (a test standing in for a process that was frozen). */
+  thaw(): void {
+    if (this.#timer) return;
+    this.#timer = setInterval(() => void this.#tick(), this.#intervalMs);
+    this.#timer.unref();
   }
 
   /** The members whose heartbeat exists now, by name. */

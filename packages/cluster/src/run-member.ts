@@ -19,6 +19,8 @@ export interface MemberContext {
   log: Logger;
   /** Worker threads of this member's part (`--threads`); default the catalog's. */
   threads?: number | undefined;
+  /** Be told when this member's heartbeat lapsed (Membership.onLapse); returns the way to stop being told. */
+  onLapse?: ((handler: () => void) => () => void) | undefined;
 }
 
 /**
@@ -54,6 +56,14 @@ export async function takePart(
       JSON.stringify({ counters: engine.counters.snapshot(), active: engine.active, held: coordinator?.held ?? 0 }),
     );
   };
+  // Taken for dead meanwhile: what was re-homed is not fetched here too (cluster-crawl-coordinator.ts, revalidate).
+  // Checked again 1.5 s later: the leader may still have been re-homing (it looks every 500 ms).
+  const revalidate = () =>
+    coordinator?.revalidate().catch((err: unknown) => log.warn({ err }, 'held urls not checked after the lapse'));
+  const stopWatching = ctx.onLapse?.(() => {
+    void revalidate();
+    setTimeout(() => void revalidate(), 1500).unref();
+  });
   const timer = setInterval(publishProgress, 500);
   timer.unref();
   progress.start();
@@ -85,11 +95,13 @@ export async function takePart(
       received: coordinator?.received ?? 0,
       duplicates: coordinator?.duplicates ?? 0,
       forwarded: coordinator?.forwarded ?? 0,
+      revoked: coordinator?.revoked ?? 0,
     };
   } catch (err) {
     log.error({ err }, 'this member’s part of the run failed');
     return { error: err instanceof Error ? err.message : String(err) };
   } finally {
+    stopWatching?.();
     clearInterval(timer);
     publishProgress();
     await progress.stop();
