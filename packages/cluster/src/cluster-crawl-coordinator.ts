@@ -270,6 +270,16 @@ export class ClusterCrawlCoordinator implements CrawlCoordinator {
    */
   async revalidate(): Promise<number> {
     if (this.#held.size === 0) return 0;
+    // Synchronously, before any worker polls again: no entry leaves the frontier until this is answered.
+    const release = isRevocable(this.#frontier) ? this.#frontier.hold() : undefined;
+    try {
+      return await this.#revalidate();
+    } finally {
+      release?.();
+    }
+  }
+
+  async #revalidate(): Promise<number> {
     const mine = await this.#streams.pendingIds(this.#own, this.#o.node, this.#held.size + this.#window + 1000);
     const moved: string[] = [];
     for (const [url, id] of this.#held) {
@@ -292,7 +302,9 @@ export class ClusterCrawlCoordinator implements CrawlCoordinator {
   }
 }
 
-function isRevocable(f: CrawlFrontier): f is CrawlFrontier & { revoke(urls: Iterable<string>): void } {
+function isRevocable(
+  f: CrawlFrontier,
+): f is CrawlFrontier & { revoke(urls: Iterable<string>): void; hold(): () => void } {
   return typeof (f as { revoke?: unknown }).revoke === 'function';
 }
 

@@ -77,6 +77,8 @@ export class Membership {
   readonly #watchers: Array<(change: MembershipChange) => void> = [];
   readonly #lapseWatchers: Array<() => void> = [];
   #ticking = false;
+  /** When the heartbeat was last written (a tick that comes later than the expiry after it finds it lapsed). */
+  #lastBeat = 0;
 
   constructor(redis: Redis, keys: ClusterKeys, options: MembershipOptions) {
     this.#redis = redis;
@@ -116,6 +118,7 @@ export class Membership {
       );
     }
     await this.#redis.sadd(this.#keys.members, this.name);
+    this.#lastBeat = Date.now();
     this.#timer = setInterval(() => void this.#tick(), this.#intervalMs);
     this.#timer.unref();
     await this.#poll();
@@ -124,15 +127,20 @@ export class Membership {
   async #tick(): Promise<void> {
     if (this.#ticking) return;
     this.#ticking = true;
+    // A tick that comes later than the expiry after the last beat (the process was frozen) knows at once, before
+    // any round trip, that the others may have taken this member for dead.
+    const late = this.#lastBeat > 0 && Date.now() - this.#lastBeat > this.#ttlMs;
+    if (late) this.#lapsed();
     try {
       const r = await RENEW.run(
         this.#redis,
         [this.#keys.member(this.name), this.#keys.members],
         [this.#value, this.#ttlMs, this.name],
       );
+      if (r !== 0) this.#lastBeat = Date.now();
       if (r === 2) {
         this.#log.warn('the heartbeat had expired (the process was paused or cut off); written again');
-        for (const w of this.#lapseWatchers) w();
+        if (!late) this.#lapsed();
       }
       if (r === 0) this.#log.error('another process now holds this member name; this one keeps running unlisted');
       await this.#poll();
@@ -140,6 +148,16 @@ export class Membership {
       this.#log.warn({ err: (err as Error).message }, 'heartbeat not renewed');
     } finally {
       this.#ticking = false;
+    }
+  }
+
+  #lapsed(): void {
+    for (const w of this.#lapseWatchers) {
+      try {
+        w();
+      } catch (err) {
+        this.#log.warn({ err }, 'a lapse watcher failed');
+      }
     }
   }
 

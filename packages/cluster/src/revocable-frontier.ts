@@ -10,6 +10,8 @@ import type { ClearOptions, CrawlFrontier, FrontierCommit, FrontierEntry, Leased
 export class RevocableFrontier implements CrawlFrontier {
   readonly #inner: CrawlFrontier;
   readonly #revoked = new Set<string>();
+  /** While set, polls wait for it (the member is checking what is still its own). */
+  #gate: Promise<void> | undefined;
   /** Urls taken out when polled, for the report. */
   skipped = 0;
 
@@ -22,7 +24,27 @@ export class RevocableFrontier implements CrawlFrontier {
     for (const u of urls) this.#revoked.add(u);
   }
 
+  /**
+   * Hold every poll until the returned function is called (bounded by `maxMs`): no worker takes an entry while the
+   * member finds out which are no longer its own.
+   */
+  hold(maxMs = 10_000): () => void {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const timer = setTimeout(release, maxMs);
+    timer.unref();
+    this.#gate = gate;
+    return () => {
+      clearTimeout(timer);
+      if (this.#gate === gate) this.#gate = undefined;
+      release();
+    };
+  }
+
   async poll(): Promise<LeasedEntry | undefined> {
+    if (this.#gate) await this.#gate;
     for (;;) {
       const entry = await this.#inner.poll();
       if (!entry || !this.#revoked.delete(entry.url)) return entry;

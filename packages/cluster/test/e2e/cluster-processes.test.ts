@@ -555,6 +555,40 @@ describe('three member processes crawl the handbook, shared PostgreSQL, the memb
     }
   }, 300_000);
 
+  it('a member frozen 5 s (SIGSTOP) is taken for dead; when it wakes it leaves what was re-homed to the others, fetching twice only what it had in flight', async () => {
+    const w = await setUp();
+    const client = await ClusterClient.open({ cluster: w.cluster.name, redisUrl: testRedisUrl, log });
+    try {
+      const running = crawl(w);
+      await until('about 800 pages saved', async () => (await savedSoFar(client)) >= 800, 120_000);
+      const victim = (await client.status()).members.find((m) => !m.leader) as { name: string };
+      const member = w.members.find((m) => m.name === victim.name) as Member;
+      member.child.kill('SIGSTOP');
+      await new Promise((r) => setTimeout(r, 5000));
+      member.child.kill('SIGCONT');
+      const { code, report, stderr } = await ended(w, running);
+      expect(code, stderr).toBe(0);
+      const r = report as ClusterRunReport;
+      expect(r.ending).toMatchObject({ reason: 'frontier-drained', published: true });
+      expect(r.missing, JSON.stringify(r.missing)).toBeUndefined();
+      expect(r.routing?.handled).toBe(r.routing?.dispatched);
+      const counts = countsByPath(pageRequests(w));
+      expect(counts.size).toBeGreaterThanOrEqual(3290);
+      const twice = [...counts].filter(([, n]) => n > 1);
+      // Its entries were re-homed (it held up to 64 read ahead); what it had polled — at most its 16 workers' pages
+      // — is fetched after it wakes; the rest it took out of its frontier.
+      expect(r.rehomed?.[victim.name]?.claimed ?? 0).toBeGreaterThan(0);
+      expect(twice.length).toBeLessThanOrEqual(16);
+      console.log(
+        `${victim.name} frozen 5 s: ${r.rehomed?.[victim.name]?.claimed} of its entries re-homed, ` +
+          `${r.revoked?.[victim.name] ?? 0} taken out of its frontier on waking, ${twice.length} pages fetched twice; ` +
+          `${counts.size} distinct pages`,
+      );
+    } finally {
+      await client.close();
+    }
+  }, 300_000);
+
   it('pause --cluster stops every member at once (nothing more fetched, nothing published); resume --cluster finishes the crawl, every page fetched once over both', async () => {
     const w = await setUp();
     const client = await ClusterClient.open({ cluster: w.cluster.name, redisUrl: testRedisUrl, log });
