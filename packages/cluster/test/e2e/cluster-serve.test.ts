@@ -104,7 +104,9 @@ describe('serve --cluster: the REST API of a member', () => {
     const created = await api('POST', '/v2/catalog', {
       name: 'site',
       url: `${site.origin}/`,
-      settings: { intervalMs: 0, outputs: ['file', 'index'], threads: 2 },
+      // 250 ms between a member's requests: the run lasts a few of the members' 500 ms progress flushes, so the job
+      // is seen running with pages saved (with no wait the 23 pages are done before the first flush reaches it).
+      settings: { intervalMs: 250, hostConcurrency: 1, outputs: ['file', 'index'], threads: 2 },
     });
     expect(created.status, created.text).toBe(201);
     const started = await api('POST', '/v2/crawl/site');
