@@ -23,7 +23,7 @@ import { activeReplay } from './replay-protocol.js';
 import { type ClusterReplayRequest, startReplay } from './replay-scatter.js';
 import type { PolitenessScope, RunInfo } from './run-info.js';
 import { discardResumable, RESUME_TTL_SECONDS, type ResumableRun, resumableRun, takeOver } from './run-resume.js';
-import { clearCurrent, currentRun, RUN_TTL_SECONDS } from './run-supervisor.js';
+import { clearCurrent, currentRun, expireRun, FINISHED_RUN_TTL_SECONDS, RUN_TTL_SECONDS } from './run-supervisor.js';
 import { seenBuckets } from './url-seen.js';
 
 /** What a crawl request sent to the leader names (a catalog, as `crawl` takes it, and the verb). */
@@ -139,11 +139,21 @@ export class LeaderOps {
     }
     if (stopped) {
       const taken = await takeOver(this.#d.redis, this.#d.keys, stopped, this.#d.keys.run(runId));
-      if (taken < 0) {
-        await this.#d.redis.del(this.#d.keys.currentRun);
-        throw new CrawlerError('CONFLICT', `run ${stopped.runId} of "${catalog.name}" was resumed meanwhile`, {
-          fix: 'see `greenfinger status --cluster`',
-        });
+      if (taken <= 0) {
+        await clearCurrent(this.#d.redis, this.#d.keys, runId);
+        await this.#d.localWriter().setRunningState(resolved.id, 'none');
+        if (taken < 0) {
+          throw new CrawlerError('CONFLICT', `run ${stopped.runId} of "${catalog.name}" was resumed meanwhile`, {
+            fix: 'see `greenfinger status --cluster`',
+          });
+        }
+        // Its queue is gone from Redis (deleted by hand, or lost): resuming would publish what the stop left.
+        await expireRun(this.#d.redis, this.#d.keys.run(runId).base, FINISHED_RUN_TTL_SECONDS);
+        throw new CrawlerError(
+          'NOT_FOUND',
+          `nothing to resume: the queue of stopped run ${stopped.runId} of "${catalog.name}" is no longer in Redis`,
+          { fix: 'crawl or update it instead: pages already held are not fetched again' },
+        );
       }
       this.#d.log.info({ runId, resumes: stopped.runId, taken }, 'resuming a stopped run');
     }

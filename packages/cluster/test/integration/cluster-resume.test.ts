@@ -144,4 +144,23 @@ describe('resume --cluster: a stopped run continued', () => {
     expect(await resumableRun(cluster.redis, cluster.keys, catalogId)).toBeUndefined();
     expect(await cluster.redis.exists(...streams)).toBe(0);
   });
+
+  it('a stopped run whose queue is gone from Redis is not resumed: one line, nothing started, nothing published', async () => {
+    const catalogId = (await (await nodes[0]!.gf.catalogs()).get({ url: site.origin })).id;
+    const first = await runUntil({ id: catalogId, action: 'rebuild', settings: { minPublishRatio: 0 } }, 3);
+    expect(first.ending.reason).toBe('interrupted');
+    const stopped = await resumableRun(cluster.redis, cluster.keys, catalogId);
+    const streams = (stopped?.members ?? []).map((m) => cluster.keys.run(first.runId).stream(m));
+    expect(await cluster.redis.del(...streams)).toBeGreaterThan(0);
+    const before = heard.length;
+    const err = await client.crawl({ id: catalogId, action: 'resume' }).catch((e: unknown) => e);
+    expect((err as CrawlerError).code).toBe('NOT_FOUND');
+    expect((err as CrawlerError).message).toMatch(
+      /^nothing to resume: the queue of stopped run .* is no longer in Redis$/,
+    );
+    expect((await client.status()).run).toBeNull();
+    expect(heard.slice(before).map((m) => m.type)).toEqual([]);
+    const row = await (await nodes[0]!.gf.database()).catalogs.get(catalogId);
+    expect(row?.runningState).toBe('none');
+  });
 });
