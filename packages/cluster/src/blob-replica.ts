@@ -1,5 +1,11 @@
-import { type BlobStore, LocalBlobStore, type Logger, OffThreadBlobStore } from '@greenfinger/core';
-import { type BinaryItem, FrameConsumer, type FrameSender } from './multicast-frames.js';
+import { type BlobStore, LocalBlobStore, OffThreadBlobStore } from '@greenfinger/core';
+import {
+  type BinaryItem,
+  type FrameConsumer,
+  type FrameSender,
+  type ReplicaStream,
+  replicaConsumer,
+} from './multicast-frames.js';
 import { str } from './wire.js';
 
 /** The files a crawl writes for its pages and pictures: `assets/{catalogId}/v{n}/pages/…` and `…/images/…`. */
@@ -67,15 +73,12 @@ export function replicatedBlobs(
  * The receiving half: the other members' files written into this member's own store under the same key (the same
  * bytes again when a frame comes twice: idempotent).
  */
-export function blobReplicaConsumer(options: {
-  redisUrl: string;
-  key: string;
-  node: string;
-  /** The member's store itself (not the replicating wrapper: what arrives is not sent again). */
-  store: BlobStore;
-  log: Logger;
-}): FrameConsumer {
-  const log = options.log.child({ component: 'blob-replica', node: options.node });
+export function blobReplicaConsumer(
+  options: ReplicaStream & {
+    /** The member's store itself (not the replicating wrapper: what arrives is not sent again). */
+    store: BlobStore;
+  },
+): FrameConsumer {
   // The local store's writes go to a thread of their own (mkdir, open, write, close off the event loop, as a crawl's
   // own files), opened with the first frame and closed with the consumer.
   let writer: BlobStore | undefined;
@@ -83,14 +86,10 @@ export function blobReplicaConsumer(options: {
     writer ??= options.store instanceof LocalBlobStore ? new OffThreadBlobStore(options.store) : options.store;
     return writer;
   };
-  return new FrameConsumer({
-    redisUrl: options.redisUrl,
-    key: options.key,
-    node: options.node,
-    log,
-    // Up to 8 MiB a read (frames are at most 1 MiB).
-    count: 8,
-    apply: async (kind, items) => {
+  return replicaConsumer(
+    options,
+    'blob-replica',
+    async (kind, items) => {
       if (kind !== 'file') return;
       const files = (items as BinaryItem[]).flatMap((item) => {
         const key = str(item.head, 'key');
@@ -100,8 +99,12 @@ export function blobReplicaConsumer(options: {
         await Promise.all(files.slice(i, i + WRITES_AT_ONCE).map((f) => target().put(f.key, f.body)));
       }
     },
-    onStop: async () => {
-      if (writer && writer !== options.store) await writer.close();
+    {
+      // Up to 8 MiB a read (frames are at most 1 MiB).
+      count: 8,
+      onStop: async () => {
+        if (writer && writer !== options.store) await writer.close();
+      },
     },
-  });
+  );
 }

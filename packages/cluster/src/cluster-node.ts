@@ -1,30 +1,17 @@
 import {
   type AdminWriter,
-  type BlobStore,
   type Catalog,
   CrawlerError,
-  contentDedupRegistry,
-  createRecordDatabase,
-  type ExistingUrlPathFilter,
   Greenfinger,
   type GreenfingerComponents,
-  LevelFrontier,
   LocalAdminWriter,
   type Logger,
   loadSettings,
-  type NodeContext,
-  OWED_JOURNAL_PREFIXES,
-  type PolitenessContext,
-  type RunContext,
   type Settings,
-  type VectorStoreFamily,
 } from '@greenfinger/core';
 import type { Redis } from 'ioredis';
 import { catchUpCatalogs } from './catalog-catch-up.js';
-import { ClusterAdminWriter } from './cluster-admin-writer.js';
-import { ClusterContentDedup } from './cluster-content-dedup.js';
-import { ClusterCrawlRunner } from './cluster-crawl-runner.js';
-import { ClusterPoliteness } from './cluster-politeness.js';
+import type { AdminRouting } from './cluster-admin-writer.js';
 import { ControlChannel, type ControlMessage } from './control-channel.js';
 import { announcingWriter } from './deletion-announcer.js';
 import { DeletionFollower } from './deletion-follower.js';
@@ -33,18 +20,15 @@ import { ClusterKeys, checkName } from './keys.js';
 import { LeaderGateway } from './leader-gateway.js';
 import { LeaderLease } from './leader-lease.js';
 import { LeaderOps } from './leader-ops.js';
+import { LeaderSeat } from './leader-seat.js';
+import { memberComponents } from './member-components.js';
 import { Membership } from './membership.js';
 import { closeRedis, connectRedis } from './redis-connection.js';
-import { RedisPageBudget } from './redis-page-budget.js';
-import { RedisPictureRegistry } from './redis-picture-registry.js';
-import { RedisRenderMemory } from './redis-render-memory.js';
 import { ReplayMember } from './replay-member.js';
-import { RevocableFrontier } from './revocable-frontier.js';
 import { decodeRunInfo, type PolitenessScope, politenessScope, type RunInfo } from './run-info.js';
 import { postPart, takePart } from './run-member.js';
 import { RunReplicas } from './run-replicas.js';
 import { currentRun, supervise } from './run-supervisor.js';
-import { IndexReplicaChannel } from './search-replica.js';
 
 export interface ClusterNodeOptions {
   cluster: string;
@@ -109,11 +93,9 @@ export class ClusterNode {
   readonly #onCompleted: Array<(m: ControlMessage) => void> = [];
   /** Its part in a replay scattered over the cluster (replay-member.ts). */
   #replay: ReplayMember | undefined;
-  #leaseTimer: NodeJS.Timeout | undefined;
-  #superviseTimer: NodeJS.Timeout | undefined;
-  #supervising = false;
+  /** Its seat at the leader lease: renewing or trying it, and while leading, serving and watching (leader-seat.ts). */
+  readonly #seat: LeaderSeat;
   #leaving: Promise<void> | undefined;
-  #closed = false;
   #politeness: PolitenessScope = 'member';
 
   private constructor(init: {
@@ -178,6 +160,24 @@ export class ClusterNode {
       politeness: () => this.#politeness,
       log: this.#log,
     });
+    this.#seat = new LeaderSeat({
+      lease: this.lease,
+      gateway: this.gateway,
+      handlers: () => this.#leaderOps.handlers(),
+      supervise: () =>
+        supervise({
+          name: this.name,
+          keys: this.keys,
+          redis: this.#redis,
+          gf: this.gf,
+          membership: this.membership,
+          control: this.control,
+          local: () => this.#localWriter(),
+          log: this.#log,
+        }),
+      leaving: () => this.#leaving !== undefined,
+      log: this.#log,
+    });
   }
 
   /** Join the cluster: connect, open the Greenfinger, write the heartbeat, listen, take part in a run in progress. */
@@ -221,8 +221,7 @@ export class ClusterNode {
         log: node.#log,
       });
       await node.control.subscribe(subscriber, (m) => node.#onControl(m));
-      await node.#leaseTick();
-      node.#scheduleLease();
+      await node.#seat.start();
       node.#replay = new ReplayMember({
         name,
         keys,
@@ -257,7 +256,7 @@ export class ClusterNode {
   }
 
   isLeader(): boolean {
-    return this.lease.token > 0;
+    return this.#seat.isLeader();
   }
 
   /** Called once per run on COMPLETED, on every member (those that took no part too). */
@@ -271,7 +270,23 @@ export class ClusterNode {
   }
 
   #components(redis: Redis): GreenfingerComponents {
-    const routing = {
+    return memberComponents({
+      name: this.name,
+      keys: this.keys,
+      redis,
+      redisUrl: this.redisUrl,
+      log: this.#log,
+      routing: this.#routing(),
+      replicas: this.#replicas,
+      runOf: (catalogId) => this.#runs.get(catalogId),
+      leaving: () => this.#leaving !== undefined,
+      takeFresh: (catalogId, version) => this.#fresh.delete(`${catalogId}|${version}`),
+    });
+  }
+
+  /** Where this member's administrative writes go: the leader's writer, or its own while it leads. */
+  #routing(): AdminRouting {
+    return {
       isLeader: () => this.isLeader(),
       gateway: this.gateway,
       local: () => this.#memberWriter(),
@@ -293,76 +308,6 @@ export class ClusterNode {
       },
       log: this.#log,
     };
-    return {
-      adminWriter: () => new ClusterAdminWriter(routing),
-      // The crawl verbs of this process's jobs (serve --cluster, shell --cluster) run on the cluster, through the leader.
-      crawlRunner: () =>
-        new ClusterCrawlRunner({
-          cluster: this.keys.cluster,
-          redisUrl: this.redisUrl,
-          log: this.#log,
-          row: routing.row,
-          leaving: () => this.#leaving !== undefined,
-        }),
-      // What the adaptive extractor learns per host and pattern, shared by the members (issue 17).
-      renderMemory: () => new RedisRenderMemory(redis, this.keys, { log: this.#log }),
-      contentDedup: async (ctx: NodeContext) =>
-        new ClusterContentDedup(await contentDedupRegistry.get(ctx.settings.contentDedup)(ctx), redis, this.keys),
-      // The record channel: with a database of its own, the rows of a run go to the others' (record-replica.ts).
-      recordDatabase: async (ctx: NodeContext) =>
-        this.#replicas.records(
-          await createRecordDatabase({ databaseUrl: ctx.settings.databaseUrl, sqliteFile: ctx.layout.sqliteFile }),
-        ),
-      // The blob and vector channels: with stores of its own, a run's files and points go to the others'.
-      wrapBlobStore: (store: BlobStore) => this.#replicas.blobs(store),
-      wrapVectorStores: (family: VectorStoreFamily) => this.#replicas.vectors(family),
-      // The frontier-dedup channel: the urls a run marks known reach every member's url filter (dedup-replica.ts).
-      wrapUrlFilter: (filter: ExistingUrlPathFilter) => this.#replicas.urlFilter(filter),
-      // The search channel: pages this member saves go to the others' embedded indexes (search-replica.ts).
-      outputChannels: (ctx: RunContext) => {
-        const run = this.#runs.get(ctx.catalog.id);
-        if (!run || run.version !== ctx.version || !ctx.catalog.settings.outputs.includes('index')) return [];
-        return [new IndexReplicaChannel(redis, this.keys.run(run.runId).search, this.name, this.#log)];
-      },
-      // Pictures fetched once across the run: one member fetches, the others link its row (redis-picture-registry.ts).
-      pictureRegistry: (ctx: RunContext) => {
-        const run = this.#runs.get(ctx.catalog.id);
-        if (!run || run.version !== ctx.version) return undefined;
-        return new RedisPictureRegistry(redis, this.keys.run(run.runId).pictures, this.name, this.#log);
-      },
-      // maxPages over the members together: one count a place is taken from before a page is saved.
-      pageBudget: (ctx: RunContext) => {
-        const run = this.#runs.get(ctx.catalog.id);
-        if (!run || run.version !== ctx.version) return undefined;
-        return new RedisPageBudget(redis, this.keys.run(run.runId), ctx.catalog.settings.maxPages, this.#log);
-      },
-      // GF_CLUSTER_POLITENESS=cluster: the catalog's per-host budget holds for the members together (cluster-politeness.ts).
-      politeness: (ctx: PolitenessContext & RunContext) => {
-        const run = this.#runs.get(ctx.catalog.id);
-        const local = ctx.createDefault();
-        if (!run || run.version !== ctx.version || run.politeness !== 'cluster') return local;
-        const s = ctx.catalog.settings;
-        return new ClusterPoliteness({
-          local,
-          redis,
-          prefix: this.keys.polite,
-          member: this.name,
-          maxPerHost: s.hostConcurrency,
-          intervalMs: s.intervalMs,
-          crawlDelayMs: (host) => ctx.crawlDelayMs(host),
-          log: this.#log,
-        });
-      },
-      frontier: async (ctx: RunContext) => {
-        const frontier = await LevelFrontier.open(ctx.layout.frontierDir(ctx.catalog.id, ctx.version));
-        const key = `${ctx.catalog.id}|${ctx.version}`;
-        // A cluster run starts from the streams; the index and vector writes a stopped run of this version still owes
-        // stay, and this run's engine writes them from the files.
-        if (this.#fresh.delete(key)) await frontier.clear({ keepJournal: OWED_JOURNAL_PREFIXES });
-        // Urls re-homed while this member was taken for dead are taken out of it (cluster-crawl-coordinator.ts).
-        return new RevocableFrontier(frontier);
-      },
-    };
   }
 
   #localWriter(): AdminWriter {
@@ -372,21 +317,8 @@ export class ClusterNode {
 
   /** Its own writer with its deletions one at a time with those the leader announces (the caller's mirror). */
   #memberWriter(): AdminWriter {
-    if (!this.#member) {
-      const local = this.#localWriter();
-      const follower = this.#follower;
-      const serial = new Set<string>(['deleteVersions', 'deleteUrl', 'deleteCatalog', 'prune']);
-      this.#member = new Proxy(local, {
-        get(target, prop) {
-          const v = Reflect.get(target, prop, target) as unknown;
-          if (typeof v !== 'function') return v;
-          const f = v as (...a: unknown[]) => Promise<unknown>;
-          return follower && serial.has(String(prop))
-            ? (...a: unknown[]) => follower.serial(() => f.apply(target, a))
-            : f.bind(target);
-        },
-      });
-    }
+    const local = this.#localWriter();
+    this.#member ??= this.#follower ? this.#follower.serialized(local) : local;
     return this.#member;
   }
 
@@ -402,74 +334,6 @@ export class ClusterNode {
 
   #announce(deletion: Deletion): Promise<string> {
     return announceDeletion(this.#redis, this.keys, this.control, this.name, deletion);
-  }
-
-  // ── the leader lease ──────────────────────────────────────────────────────────────────────────────────────
-
-  /**
-   * The leader renews every third of the lease; the others try to take it every tenth (at most every 500 ms), so a
-   * dead leader is replaced within the lease time plus that, whatever moment it died at.
-   */
-  #scheduleLease(): void {
-    if (this.#closed) return;
-    const ttl = this.lease.ttlMs;
-    const wait = this.isLeader() ? Math.floor(ttl / 3) : Math.min(500, Math.floor(ttl / 10));
-    this.#leaseTimer = setTimeout(
-      () => {
-        void this.#leaseTick().finally(() => this.#scheduleLease());
-      },
-      Math.max(50, wait),
-    );
-    this.#leaseTimer.unref();
-  }
-
-  async #leaseTick(): Promise<void> {
-    if (this.#leaving) return;
-    try {
-      if (this.isLeader()) {
-        if (!(await this.lease.renew())) await this.#stopLeading();
-        // Serving failed to start last time (Redis busy, say): try again rather than lead without an inbox.
-        else if (!this.gateway.serving || !this.#superviseTimer) await this.#lead();
-      } else if ((await this.lease.tryAcquire()) > 0) {
-        await this.#lead();
-      }
-    } catch (err) {
-      this.#log.warn({ err: (err as Error).message }, 'leader lease not checked');
-    }
-  }
-
-  async #lead(): Promise<void> {
-    if (!this.#superviseTimer) this.#log.info({ token: this.lease.token }, 'this member leads the cluster');
-    this.#superviseTimer ??= setInterval(() => void this.#superviseOnce(), 500);
-    this.#superviseTimer.unref();
-    await this.gateway.serve(this.#leaderOps.handlers());
-  }
-
-  async #stopLeading(): Promise<void> {
-    if (this.#superviseTimer) clearInterval(this.#superviseTimer);
-    this.#superviseTimer = undefined;
-    await this.gateway.stopServing();
-  }
-
-  async #superviseOnce(): Promise<void> {
-    if (this.#supervising || !this.isLeader()) return;
-    this.#supervising = true;
-    try {
-      await supervise({
-        name: this.name,
-        keys: this.keys,
-        redis: this.#redis,
-        gf: this.gf,
-        membership: this.membership,
-        control: this.control,
-        local: () => this.#localWriter(),
-        log: this.#log,
-      });
-    } catch (err) {
-      this.#log.warn({ err }, 'run supervision failed; trying again');
-    } finally {
-      this.#supervising = false;
-    }
   }
 
   // ── the control channel ──────────────────────────────────────────────────────────────────────────────────
@@ -579,7 +443,7 @@ export class ClusterNode {
     this.#leaving ??= (async () => {
       this.#log.info('leaving the cluster');
       // Another member leads from now on (the lease is given up, not left to expire).
-      await this.#stopLeading();
+      await this.#seat.stopLeading();
       await this.lease.release().catch(() => undefined);
       for (const r of this.#gf?.crawler.running() ?? []) r.engine.stop('interrupted');
       await Promise.all([...this.#parts.values()]);
@@ -590,10 +454,7 @@ export class ClusterNode {
 
   /** Stop everything (without waiting for a run to end): heartbeat removed, lease given up, connections closed. */
   async close(): Promise<void> {
-    if (this.#leaseTimer) clearTimeout(this.#leaseTimer);
-    this.#leaseTimer = undefined;
-    this.#closed = true;
-    await this.#stopLeading();
+    await this.#seat.close();
     await this.#replicas.close();
     await this.#replay?.stop();
     await this.membership.leave().catch(() => undefined);

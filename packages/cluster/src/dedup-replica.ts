@@ -1,5 +1,6 @@
-import type { ExistingUrlPathFilter, Logger } from '@greenfinger/core';
-import { FrameConsumer, type FrameSender } from './multicast-frames.js';
+import type { ExistingUrlPathFilter } from '@greenfinger/core';
+import type { FrameConsumer, FrameSender, ReplicaStream } from './multicast-frames.js';
+import { replicaConsumer } from './multicast-frames.js';
 import { num, str } from './wire.js';
 
 /** One `markAll` of a run: the url hashes a commit marked known in a catalog version. */
@@ -42,28 +43,16 @@ export function replicatedUrlFilter(
 }
 
 /** The receiving half: the other members' marks applied to this member's own filter (marking is idempotent). */
-export function urlFilterReplicaConsumer(options: {
-  redisUrl: string;
-  key: string;
-  node: string;
-  filter: ExistingUrlPathFilter;
-  log: Logger;
-}): FrameConsumer {
-  return new FrameConsumer({
-    redisUrl: options.redisUrl,
-    key: options.key,
-    node: options.node,
-    log: options.log.child({ component: 'dedup-replica', node: options.node }),
-    apply: async (kind, items) => {
-      if (kind !== 'urls') return;
-      for (const item of items) {
-        const o = item && typeof item === 'object' ? (item as Record<string, unknown>) : undefined;
-        const catalogId = o ? str(o, 'c') : undefined;
-        const version = o ? num(o, 'v') : undefined;
-        const hashes = Array.isArray(o?.h) ? (o.h as unknown[]).filter((h): h is string => typeof h === 'string') : [];
-        if (!catalogId || version === undefined || hashes.length === 0) continue;
-        await options.filter.markAll(catalogId, version, hashes);
-      }
-    },
+export function urlFilterReplicaConsumer(options: ReplicaStream & { filter: ExistingUrlPathFilter }): FrameConsumer {
+  return replicaConsumer(options, 'dedup-replica', async (kind, items) => {
+    if (kind !== 'urls') return;
+    for (const item of items) {
+      const o = item && typeof item === 'object' ? (item as Record<string, unknown>) : undefined;
+      const catalogId = o ? str(o, 'c') : undefined;
+      const version = o ? num(o, 'v') : undefined;
+      const hashes = Array.isArray(o?.h) ? (o.h as unknown[]).filter((h): h is string => typeof h === 'string') : [];
+      if (!catalogId || version === undefined || hashes.length === 0) continue;
+      await options.filter.markAll(catalogId, version, hashes);
+    }
   });
 }

@@ -30,6 +30,9 @@ export interface DeletionFollowerOptions {
  * Entries the member wrote itself as leader are passed (its write did them). Applying is idempotent, and one at a
  * time per member (with the caller's own mirror of the same write, through {@link serial}).
  */
+/** The AdminWriter calls that delete (applied one at a time with the follower's own, {@link DeletionFollower.serialized}). */
+const SERIAL_WRITES = new Set<string>(['deleteVersions', 'deleteUrl', 'deleteCatalog', 'prune']);
+
 export class DeletionFollower {
   readonly #o: DeletionFollowerOptions;
   #chain: Promise<unknown> = Promise.resolve();
@@ -43,6 +46,22 @@ export class DeletionFollower {
     const result = this.#chain.then(work, work);
     this.#chain = result.catch(() => undefined);
     return result;
+  }
+
+  /**
+   * `writer` with its deletions (versions, a url, a catalog, a prune) run one at a time with the ones this follower
+   * applies: the caller's own mirror of a write and the leader's announcement of it never overlap on the same stores.
+   */
+  serialized(writer: AdminWriter): AdminWriter {
+    const serial = (work: () => Promise<unknown>) => this.serial(work);
+    return new Proxy(writer, {
+      get(target, prop) {
+        const v = Reflect.get(target, prop, target) as unknown;
+        if (typeof v !== 'function') return v;
+        const f = v as (...a: unknown[]) => Promise<unknown>;
+        return SERIAL_WRITES.has(String(prop)) ? (...a: unknown[]) => serial(() => f.apply(target, a)) : f.bind(target);
+      },
+    });
   }
 
   /** Apply every logged deletion after this member's mark, oldest first (on DELETED, and when it joins). */

@@ -391,6 +391,35 @@ function groupsOf(reply: unknown): Array<Record<string, unknown>> {
   });
 }
 
+/** Where a replicated channel's receiving half reads: the run's stream, through this member's own group. */
+export interface ReplicaStream {
+  redisUrl: string;
+  key: string;
+  node: string;
+  log: Logger;
+}
+
+/**
+ * A replicated channel's receiving half (search, record, blob, vectors, frontier-dedup): a FrameConsumer on the
+ * stream, its log named for the channel, applying what the other members sent.
+ */
+export function replicaConsumer(
+  stream: ReplicaStream,
+  component: string,
+  apply: (kind: string, items: unknown[], log: Logger) => Promise<void>,
+  more: { count?: number; onStop?: () => Promise<void> } = {},
+): FrameConsumer {
+  const log = stream.log.child({ component, node: stream.node });
+  return new FrameConsumer({
+    redisUrl: stream.redisUrl,
+    key: stream.key,
+    node: stream.node,
+    log,
+    apply: (kind, items) => apply(kind, items, log),
+    ...more,
+  });
+}
+
 /**
  * Has every named member applied everything in the stream? (its group there: nothing pending, and nothing after its
  * last delivered frame). True when the stream does not exist (nothing was ever sent on it). The group's `lag` is not

@@ -1,14 +1,13 @@
 import type {
   ImageRow,
   LedgerRow,
-  Logger,
   RecordDatabase,
   ResourceImageRow,
   ResourceRecordStore,
   ResourceRow,
   UrlLedgerStore,
 } from '@greenfinger/core';
-import { FrameConsumer, type FrameSender } from './multicast-frames.js';
+import { type FrameConsumer, type FrameSender, type ReplicaStream, replicaConsumer } from './multicast-frames.js';
 
 const RESOURCE_WRITES = { saveResources: 'resources', saveImages: 'images', saveResourceImages: 'links' } as const;
 
@@ -76,25 +75,17 @@ export function replicatedRecords(
  * The receiving half: the other members' rows written into this member's own database (upserts by id, the ledger's
  * own replacement rules), so each member's SQLite holds every page of the run.
  */
-export function recordReplicaConsumer(options: {
-  redisUrl: string;
-  key: string;
-  node: string;
-  /** The member's database itself (not the replicating wrapper: what arrives is not sent again). */
-  db: RecordDatabase;
-  log: Logger;
-}): FrameConsumer {
+export function recordReplicaConsumer(
+  options: ReplicaStream & {
+    /** The member's database itself (not the replicating wrapper: what arrives is not sent again). */
+    db: RecordDatabase;
+  },
+): FrameConsumer {
   const { db } = options;
-  return new FrameConsumer({
-    redisUrl: options.redisUrl,
-    key: options.key,
-    node: options.node,
-    log: options.log.child({ component: 'record-replica', node: options.node }),
-    apply: async (kind, items) => {
-      if (kind === 'resources') await db.resources.saveResources(items as ResourceRow[]);
-      else if (kind === 'images') await db.resources.saveImages(items as ImageRow[]);
-      else if (kind === 'links') await db.resources.saveResourceImages(items as ResourceImageRow[]);
-      else if (kind === 'ledger') await db.ledger.record(items as LedgerRow[]);
-    },
+  return replicaConsumer(options, 'record-replica', async (kind, items) => {
+    if (kind === 'resources') await db.resources.saveResources(items as ResourceRow[]);
+    else if (kind === 'images') await db.resources.saveImages(items as ImageRow[]);
+    else if (kind === 'links') await db.resources.saveResourceImages(items as ResourceImageRow[]);
+    else if (kind === 'ledger') await db.ledger.record(items as LedgerRow[]);
   });
 }

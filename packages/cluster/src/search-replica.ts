@@ -7,7 +7,7 @@ import {
   toIndexDocument,
 } from '@greenfinger/core';
 import type { Redis } from 'ioredis';
-import { FrameConsumer, FrameSender } from './multicast-frames.js';
+import { type FrameConsumer, FrameSender, type ReplicaStream, replicaConsumer } from './multicast-frames.js';
 import { str } from './wire.js';
 
 /**
@@ -47,25 +47,13 @@ export class IndexReplicaChannel implements OutputChannel {
 }
 
 /** The receiving half: the other members' index documents upserted into this member's index (by resource id). */
-export function indexReplicaConsumer(options: {
-  redisUrl: string;
-  key: string;
-  node: string;
-  index: SearchIndex;
-  log: Logger;
-}): FrameConsumer {
-  return new FrameConsumer({
-    redisUrl: options.redisUrl,
-    key: options.key,
-    node: options.node,
-    log: options.log.child({ component: 'index-replica', node: options.node }),
-    apply: async (kind, items) => {
-      if (kind !== 'index') return;
-      const docs = items.filter((d): d is IndexDocument => {
-        const o = d && typeof d === 'object' ? (d as Record<string, unknown>) : undefined;
-        return !!o && !!str(o, 'id') && !!str(o, 'catalogId') && typeof o.version === 'number';
-      });
-      if (docs.length > 0) await options.index.upsert(docs);
-    },
+export function indexReplicaConsumer(options: ReplicaStream & { index: SearchIndex }): FrameConsumer {
+  return replicaConsumer(options, 'index-replica', async (kind, items) => {
+    if (kind !== 'index') return;
+    const docs = items.filter((d): d is IndexDocument => {
+      const o = d && typeof d === 'object' ? (d as Record<string, unknown>) : undefined;
+      return !!o && !!str(o, 'id') && !!str(o, 'catalogId') && typeof o.version === 'number';
+    });
+    if (docs.length > 0) await options.index.upsert(docs);
   });
 }

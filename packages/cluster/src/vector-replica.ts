@@ -1,5 +1,11 @@
-import type { Logger, TextPointPayload, VectorPoint, VectorStore, VectorStoreFamily } from '@greenfinger/core';
-import { type BinaryItem, FrameConsumer, type FrameSender } from './multicast-frames.js';
+import type { TextPointPayload, VectorPoint, VectorStore, VectorStoreFamily } from '@greenfinger/core';
+import {
+  type BinaryItem,
+  type FrameConsumer,
+  type FrameSender,
+  type ReplicaStream,
+  replicaConsumer,
+} from './multicast-frames.js';
 import { num, str } from './wire.js';
 
 /** The families whose vectors are on the member itself (embedded): only they are replicated. */
@@ -102,53 +108,44 @@ function pointOf(item: BinaryItem): { dims: number; point: VectorPoint } | undef
  * The receiving half: the other members' points upserted into this member's own family, in the collection of their
  * width (the same ids again when a frame comes twice: idempotent), and their page deletes applied in order.
  */
-export function vectorReplicaConsumer(options: {
-  redisUrl: string;
-  key: string;
-  node: string;
-  /** The member's family itself (not the replicating wrapper: what arrives is not sent again). */
-  family: VectorStoreFamily;
-  log: Logger;
-}): FrameConsumer {
-  const log = options.log.child({ component: 'vector-replica', node: options.node });
+export function vectorReplicaConsumer(
+  options: ReplicaStream & {
+    /** The member's family itself (not the replicating wrapper: what arrives is not sent again). */
+    family: VectorStoreFamily;
+  },
+): FrameConsumer {
   const { family } = options;
-  return new FrameConsumer({
-    redisUrl: options.redisUrl,
-    key: options.key,
-    node: options.node,
-    log,
-    apply: async (kind, items) => {
-      if (kind !== 'points') return;
-      // Consecutive points of one width go in one upsert; a delete is applied where it came.
-      let run: VectorPoint[] = [];
-      let runDims = 0;
-      const upsertRun = async () => {
-        if (run.length > 0) await family.open(runDims).upsert(run);
-        run = [];
-      };
-      let skipped = 0;
-      for (const item of items as BinaryItem[]) {
-        if (item.head.x === 'delete') {
-          const [d, c, v, r] = [num(item.head, 'd'), str(item.head, 'c'), num(item.head, 'v'), str(item.head, 'r')];
-          if (!d || !c || v === undefined || !r) {
-            skipped++;
-            continue;
-          }
-          await upsertRun();
-          await family.open(d).deleteResource(c, v, r);
-          continue;
-        }
-        const p = pointOf(item);
-        if (!p) {
+  return replicaConsumer(options, 'vector-replica', async (kind, items, log) => {
+    if (kind !== 'points') return;
+    // Consecutive points of one width go in one upsert; a delete is applied where it came.
+    let run: VectorPoint[] = [];
+    let runDims = 0;
+    const upsertRun = async () => {
+      if (run.length > 0) await family.open(runDims).upsert(run);
+      run = [];
+    };
+    let skipped = 0;
+    for (const item of items as BinaryItem[]) {
+      if (item.head.x === 'delete') {
+        const [d, c, v, r] = [num(item.head, 'd'), str(item.head, 'c'), num(item.head, 'v'), str(item.head, 'r')];
+        if (!d || !c || v === undefined || !r) {
           skipped++;
           continue;
         }
-        if (p.dims !== runDims) await upsertRun();
-        runDims = p.dims;
-        run.push(p.point);
+        await upsertRun();
+        await family.open(d).deleteResource(c, v, r);
+        continue;
       }
-      await upsertRun();
-      if (skipped > 0) log.warn({ skipped }, 'vector points not understood; skipped');
-    },
+      const p = pointOf(item);
+      if (!p) {
+        skipped++;
+        continue;
+      }
+      if (p.dims !== runDims) await upsertRun();
+      runDims = p.dims;
+      run.push(p.point);
+    }
+    await upsertRun();
+    if (skipped > 0) log.warn({ skipped }, 'vector points not understood; skipped');
   });
 }

@@ -245,6 +245,12 @@ function rootOf(w: World, name: string): MemberRoot {
   return { dataStore: join(w.tmp.path, name), databaseUrl: w.records === 'shared PostgreSQL' ? w.db.url : '' };
 }
 
+/** A member that does not lead now, and its process. */
+async function aFollower(w: World, client: ClusterClient): Promise<{ victim: { name: string }; member: Member }> {
+  const victim = (await client.status()).members.find((m) => !m.leader) as { name: string };
+  return { victim, member: w.members.find((m) => m.name === victim.name) as Member };
+}
+
 /** Pages saved over the cluster so far (the members' progress, flushed every 500 ms). */
 async function savedSoFar(client: ClusterClient): Promise<number> {
   return (await client.status()).members.reduce((sum, m) => sum + (m.run?.saved ?? 0), 0);
@@ -425,8 +431,7 @@ describe('three member processes crawl the handbook, shared PostgreSQL, one of t
       const running = crawl(w);
       await until('about 1,000 pages saved', async () => (await savedSoFar(client)) >= 1000, 120_000);
       const status = await client.status();
-      const victim = status.members.find((m) => !m.leader) as { name: string };
-      const member = w.members.find((m) => m.name === victim.name) as Member;
+      const { victim, member } = await aFollower(w, client);
       member.child.kill('SIGKILL');
       const { code, report, stderr } = await ended(w, running);
       expect(code, stderr).toBe(0);
@@ -561,8 +566,7 @@ describe('three member processes crawl the handbook, shared PostgreSQL, the memb
     try {
       const running = crawl(w);
       await until('about 800 pages saved', async () => (await savedSoFar(client)) >= 800, 120_000);
-      const victim = (await client.status()).members.find((m) => !m.leader) as { name: string };
-      const member = w.members.find((m) => m.name === victim.name) as Member;
+      const { victim, member } = await aFollower(w, client);
       member.child.kill('SIGSTOP');
       await new Promise((r) => setTimeout(r, 5000));
       member.child.kill('SIGCONT');

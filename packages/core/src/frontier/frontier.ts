@@ -32,16 +32,16 @@ export interface LeasedEntry extends FrontierEntry {
   readonly leaseKey: string;
 }
 
-/**
- * The durable frontier of one catalog version (`system/frontier/{catalogId}/v{n}/`).
- * `f:` holds the queue, `u:` "queued during this run", `i:` entries polled but not yet acked.
- */
 /** Options of {@link CrawlFrontier.clear}. */
 export interface ClearOptions {
   /** Journal prefixes (`index:`, `vector:`) whose entries are kept. @default none */
   keepJournal?: readonly string[] | undefined;
 }
 
+/**
+ * The durable frontier of one catalog version (`system/frontier/{catalogId}/v{n}/`).
+ * `f:` holds the queue, `u:` "queued during this run", `i:` entries polled but not yet acked.
+ */
 export interface CrawlFrontier {
   /**
    * Enqueue unless the url was already queued during this run.
