@@ -84,8 +84,9 @@ export class SearchService {
   }
 
   /**
-   * A blank query lists what was kept: the pages of the published versions, catalog by catalog in id order, `size` at
-   * a time (the only answer read from the database, since there is nothing to rank).
+   * A blank query lists what was kept: the pages of the published versions, catalog by catalog in name order and each
+   * catalog's pages in id order (a hash of the url: no order of time), `size` at a time (the only answer read from the
+   * database, since there is nothing to rank).
    */
   async #kept(
     published: Array<PublishedCatalog & { version: number }>,
