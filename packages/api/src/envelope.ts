@@ -45,11 +45,20 @@ export function installErrorEnvelope(app: FastifyInstance): void {
     }
     const report = reportOf(err);
     if (report.http >= 500) req.log.error({ err }, 'request failed');
-    void reply.status(report.http).send(failure(report.line));
+    void reply.status(report.http).send(failure(withoutPaths(report.line)));
   });
   app.setNotFoundHandler((req, reply) => {
     void reply.status(404).send(failure(`no endpoint ${req.method} ${req.url.split('?')[0]} — see /v2/openapi.json`));
   });
+}
+
+/**
+ * A line with every absolute file path cut to its last part (`on /srv/gf/system/greenfinger.db failed` → `on
+ * greenfinger.db failed`): where the server keeps its files is nobody's business over HTTP. A url's path (after a
+ * host) is left alone.
+ */
+export function withoutPaths(line: string): string {
+  return line.replace(/(?<![\w:/.~-])(?:\/[^\s/"'`<>|]+){2,}/g, (path) => path.slice(path.lastIndexOf('/') + 1));
 }
 
 /** `querystring/size must match pattern "^[0-9]+$"` → one line naming the field, with the fix. */

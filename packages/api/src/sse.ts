@@ -1,6 +1,9 @@
 import type { Catalog, JobEvent, JobService } from '@greenfinger/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
+/** How often an open stream checks that its token still holds. */
+export const RECHECK_MS = 1000;
+
 /** Open event streams, ended when the server closes (a hijacked reply would keep it open). */
 const open = new Set<() => void>();
 
@@ -11,9 +14,17 @@ export function endAllStreams(): void {
 /**
  * `text/event-stream` of one catalog's job: `progress` about once a second with the job (counters, queued, pages/s),
  * then one `end` with the job and its report, and the stream closes. When nothing runs, one `idle` event and it
- * closes. A comment line every 15 s keeps proxies from timing the stream out.
+ * closes. A comment line every 15 s keeps proxies from timing the stream out. The token is checked again every
+ * {@link RECHECK_MS}: once it is signed out (or its user's password changed, or the user deleted), one `signed-out`
+ * event and the stream closes.
  */
-export function streamJobEvents(req: FastifyRequest, reply: FastifyReply, jobs: JobService, catalog: Catalog): void {
+export function streamJobEvents(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  jobs: JobService,
+  catalog: Catalog,
+  stillSignedIn: () => Promise<boolean>,
+): void {
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, {
@@ -36,6 +47,7 @@ export function streamJobEvents(req: FastifyRequest, reply: FastifyReply, jobs: 
     ended = true;
     unsubscribe();
     clearInterval(ping);
+    clearInterval(recheck);
     open.delete(end);
     res.end();
   };
@@ -45,6 +57,20 @@ export function streamJobEvents(req: FastifyRequest, reply: FastifyReply, jobs: 
   });
   const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
   ping.unref();
+  let checking = false;
+  const recheck = setInterval(() => {
+    if (checking || ended) return;
+    checking = true;
+    void stillSignedIn()
+      .catch(() => false)
+      .then((valid) => {
+        checking = false;
+        if (valid || ended) return;
+        send('signed-out', { reason: 'this token no longer holds: sign in again' });
+        end();
+      });
+  }, RECHECK_MS);
+  recheck.unref();
   open.add(end);
   req.raw.on('close', end);
   // The job may have ended between the look and the subscription.

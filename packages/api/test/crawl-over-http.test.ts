@@ -124,7 +124,7 @@ describe('a crawl driven over the API (inject)', () => {
       (await f.call({ method: 'GET', url: '/v2/search?q=compost%20heap&catalog=garden', as: 'support' })).json().data
         .results[0].id,
     ).toBe(hit.id);
-    const gone = await f.call({ method: 'DELETE', url: `/v2/urls/${hit.id}`, as: 'admin' });
+    const gone = await f.call({ method: 'DELETE', url: `/v2/urls/${hit.id}?dryRun=false`, as: 'admin' });
     expect(gone.statusCode).toBe(200);
     const after = (
       await f.call({ method: 'GET', url: '/v2/search?q=compost%20heap&catalog=garden', as: 'support' })

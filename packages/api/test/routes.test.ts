@@ -153,7 +153,7 @@ describe('every route: access, envelope, errors', () => {
     const created = await create('delete');
     expect(created.statusCode).toBe(201);
     expect(created.json().data.settings.orphans).toBe('delete');
-    const del = await f.call({ method: 'DELETE', url: '/v2/catalog/orphans', as: 'admin' });
+    const del = await f.call({ method: 'DELETE', url: '/v2/catalog/orphans?dryRun=false', as: 'admin' });
     expect(del.statusCode).toBe(200);
   });
 
@@ -184,7 +184,7 @@ describe('every route: access, envelope, errors', () => {
     expect(again.statusCode).toBe(200);
     const cats = await f.call({ method: 'GET', url: '/v2/catalog/cats', as: 'support' });
     expect(cats.json().data).toContainEqual({ cat: 'other', catalogs: 1 });
-    const del = await f.call({ method: 'DELETE', url: '/v2/catalog/local', as: 'admin' });
+    const del = await f.call({ method: 'DELETE', url: '/v2/catalog/local?dryRun=false', as: 'admin' });
     expect(del.statusCode).toBe(200);
     expect((await f.call({ method: 'GET', url: '/v2/catalog/local', as: 'admin' })).statusCode).toBe(404);
   });

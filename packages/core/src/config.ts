@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
+import { patternProblem } from './engine/flow/regex-cache.js';
 import { ConfigError } from './errors.js';
 import type { OutputLayer } from './model.js';
 
@@ -389,17 +390,9 @@ const componentName = z
   .regex(/^[a-z0-9][a-z0-9._-]*$/, 'use a name of lower-case letters, digits, dots and dashes');
 
 /** A regular expression a setting holds: it must compile. */
-const pattern = z.string().refine(
-  (p) => {
-    try {
-      new RegExp(p, 'i');
-      return true;
-    } catch {
-      return false;
-    }
-  },
-  { message: 'not a valid regular expression' },
-);
+const pattern = z.string().refine((p) => patternProblem(p) === undefined, {
+  message: 'not a regular expression the linear-time engine (RE2 syntax: no look-around, no back-references) runs',
+});
 
 /**
  * A metadata filter (seed 002): judged on a document's headers, from the HEAD pass when it is on, else from the

@@ -20,12 +20,25 @@ export interface LoginAnswer {
   expiresInSeconds: number;
 }
 
+/**
+ * Password checks in flight at most; a sign-in beyond is refused with 429 at once. Each check also waits its turn
+ * for the one scrypt slot (core's password-hash.ts), so a flood of sign-ins cannot fill the thread pool file reads use.
+ */
+export const MAX_PASSWORD_CHECKS = 8;
+
+export interface AuthOptions {
+  limiter?: LoginLimiter;
+  now?: () => number;
+  /** @default MAX_PASSWORD_CHECKS */
+  maxPasswordChecks?: number;
+}
+
 export const ADD_USER_HINT =
   'no user exists yet: add one with `greenfinger user add NAME --role admin --password-stdin`, then sign in';
 
 /**
- * Sign-in over the users in the database: a token per sign-in (TokenSigner), failed attempts limited per user and per
- * address (LoginLimiter), sign-out by revoking the token's id. Every request re-reads the user, so a deleted user or a
+ * Sign-in over the users in the database: a token per sign-in (TokenSigner), failed attempts limited per user at an
+ * address and per address (LoginLimiter), password checks in flight capped, sign-out by revoking the token's id. Every request re-reads the user, so a deleted user or a
  * changed role takes effect at once.
  */
 export class Auth {
@@ -33,27 +46,49 @@ export class Auth {
   readonly #signer: TokenSigner;
   readonly #limiter: LoginLimiter;
   readonly #now: () => number;
+  readonly #maxChecks: number;
+  /** Password checks in flight. */
+  #checking = 0;
 
-  constructor(gf: Greenfinger, signer: TokenSigner, options: { limiter?: LoginLimiter; now?: () => number } = {}) {
+  constructor(gf: Greenfinger, signer: TokenSigner, options: AuthOptions = {}) {
     this.#gf = gf;
     this.#signer = signer;
     this.#now = options.now ?? Date.now;
     this.#limiter = options.limiter ?? new LoginLimiter({}, this.#now);
+    this.#maxChecks = Math.max(1, options.maxPasswordChecks ?? MAX_PASSWORD_CHECKS);
   }
 
   async login(username: string, password: string, address: string): Promise<LoginAnswer> {
-    const wait = this.#limiter.retryAfter(username, address);
-    if (wait > 0) {
-      throw new HttpRefusal(429, `too many failed sign-ins: try again in ${wait} s`, { 'retry-after': String(wait) });
+    // Counted before the password is checked (and refunded when it is right): concurrent wrong passwords past the
+    // limit are refused without a check.
+    const attempt = this.#limiter.begin(username, address);
+    if (attempt.wait > 0) {
+      throw new HttpRefusal(429, `too many failed sign-ins: try again in ${attempt.wait} s`, {
+        'retry-after': String(attempt.wait),
+      });
     }
-    const user = await this.#gf.users.verify(username, password);
+    if (this.#checking >= this.#maxChecks) {
+      this.#limiter.refund(attempt);
+      throw new HttpRefusal(429, 'too many sign-ins at once: try again in 1 s', { 'retry-after': '1' });
+    }
+    this.#checking++;
+    let user: Awaited<ReturnType<Greenfinger['users']['verify']>>;
+    try {
+      user = await this.#gf.users.verify(username, password);
+    } catch (err) {
+      this.#limiter.refund(attempt);
+      throw err;
+    } finally {
+      this.#checking--;
+    }
     if (!user) {
-      this.#limiter.failed(username, address);
       const none = (await this.#gf.users.count()) === 0;
       throw new HttpRefusal(401, none ? ADD_USER_HINT : 'wrong user name or password');
     }
-    this.#limiter.succeeded(username);
-    const { token, claims } = this.#signer.sign({ name: user.name, role: user.role }, this.#now());
+    this.#limiter.succeeded(attempt);
+    const cred = await this.#gf.users.credentials(user.name);
+    if (!cred) throw new HttpRefusal(401, 'wrong user name or password');
+    const { token, claims } = this.#signer.sign({ name: user.name, role: user.role, stamp: cred.stamp }, this.#now());
     return {
       token,
       username: user.name,
@@ -73,9 +108,10 @@ export class Auth {
     if (await this.#gf.users.isRevoked(claims.jti)) {
       throw await this.#unauthorized('this token was signed out: sign in again');
     }
-    const user = await this.#gf.users.get(claims.sub);
-    if (!user) throw await this.#unauthorized(`user "${claims.sub}" no longer exists: sign in as another user`);
-    return principal(claims, user.role);
+    const cred = await this.#gf.users.credentials(claims.sub);
+    if (!cred) throw await this.#unauthorized(`user "${claims.sub}" no longer exists: sign in as another user`);
+    if (cred.stamp !== claims.pw) throw await this.#unauthorized('the password was changed since: sign in again');
+    return principal(claims, cred.user.role);
   }
 
   async logout(who: Principal): Promise<void> {

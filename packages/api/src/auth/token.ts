@@ -10,6 +10,8 @@ export interface TokenClaims {
   exp: number;
   /** The token's id: signing out revokes it. */
   jti: string;
+  /** The stamp of the user's password when it was signed: a new password ends the token. */
+  pw: string;
 }
 
 /** Why a token was refused, in words a person can act on. */
@@ -28,12 +30,16 @@ export class TokenSigner {
     this.ttlSeconds = ttlSeconds;
   }
 
-  sign(user: { name: string; role: UserRole }, now = Date.now()): { token: string; claims: TokenClaims } {
+  sign(
+    user: { name: string; role: UserRole; stamp: string },
+    now = Date.now(),
+  ): { token: string; claims: TokenClaims } {
     const claims: TokenClaims = {
       sub: user.name,
       role: user.role,
       exp: Math.floor(now / 1000) + this.ttlSeconds,
       jti: randomUUID(),
+      pw: user.stamp,
     };
     const body = Buffer.from(JSON.stringify(claims), 'utf8').toString('base64url');
     return { token: `${body}.${this.#mac(body)}`, claims };
@@ -63,7 +69,8 @@ function parseClaims(body: string): TokenClaims | undefined {
       typeof c.sub === 'string' &&
       (c.role === 'admin' || c.role === 'support') &&
       typeof c.exp === 'number' &&
-      typeof c.jti === 'string';
+      typeof c.jti === 'string' &&
+      typeof c.pw === 'string';
     return ok ? (c as TokenClaims) : undefined;
   } catch {
     return undefined;

@@ -1,4 +1,11 @@
-import { CATALOG_CATS, type Catalog, type CatalogSettings, defaultCatalogSettings } from '@greenfinger/core';
+import {
+  CATALOG_CATS,
+  type Catalog,
+  type CatalogRef,
+  type CatalogSettings,
+  CrawlerError,
+  defaultCatalogSettings,
+} from '@greenfinger/core';
 import type { FastifyInstance } from 'fastify';
 import { type ApiContext, catalogRef } from '../context.js';
 import { ok } from '../envelope.js';
@@ -130,23 +137,55 @@ export function catalogRoutes(app: FastifyInstance, ctx: ApiContext): void {
     },
   );
 
-  app.delete<{ Params: { ref: string }; Querystring: { purge?: boolean } }>(
+  app.delete<{ Params: { ref: string }; Querystring: { purge?: boolean; dryRun: boolean } }>(
     '/v2/catalog/:ref',
     {
       schema: {
-        summary: 'Delete a catalog definition (stops its crawl); refused while it holds versions unless purge=true',
+        summary:
+          'Delete a catalog definition (stops its crawl); refused while it holds versions unless purge=true. dryRun defaults to true: the answer says what would go, and nothing is deleted without dryRun=false',
         tags,
         params: refParams,
         querystring: {
           type: 'object',
           additionalProperties: false,
-          properties: { purge: { type: 'boolean', default: false } },
+          properties: { purge: { type: 'boolean', default: false }, dryRun: { type: 'boolean', default: true } },
         },
       },
     },
-    async (req) =>
-      ok(await gf.deleteCatalog(catalogRef(req.params.ref), { purge: req.query.purge === true }), 'deleted'),
+    async (req) => {
+      const ref = catalogRef(req.params.ref);
+      const purge = req.query.purge === true;
+      if (req.query.dryRun) return ok(await previewCatalogDeletion(ctx, ref, purge), DRY_RUN_LINE);
+      return ok({ dryRun: false, ...(await gf.deleteCatalog(ref, { purge })) }, 'deleted');
+    },
   );
+}
+
+const DRY_RUN_LINE = 'dry run: nothing was deleted (send dryRun=false to delete)';
+
+/**
+ * What deleting a catalog would remove, without touching anything (nor stopping its crawl): the definition, and with
+ * `purge` the dry-run walk over every version (pages, bytes per layer). Without `purge`, a catalog holding versions
+ * is refused just as the deletion would be.
+ */
+async function previewCatalogDeletion(ctx: ApiContext, ref: CatalogRef, purge: boolean) {
+  const { gf } = ctx;
+  const c = await (await gf.catalogs()).get(ref);
+  const versions = await gf.versions.existing(c);
+  if (!purge && versions.length > 0) {
+    throw new CrawlerError('CONFLICT', `catalog "${c.name}" still holds versions ${versions.join(', ')}`, {
+      fix: 'add purge=true to delete them with it (preview it first: it is a dry run unless dryRun=false)',
+    });
+  }
+  const report = purge
+    ? await gf.versions.delete({ id: c.id }, { all: true, force: true, purge: true, dryRun: true })
+    : null;
+  return {
+    dryRun: true,
+    deleted: c,
+    running: gf.jobs.running(c.id) !== undefined,
+    purge: report,
+  };
 }
 
 function withDefaults(c: Catalog): Catalog {

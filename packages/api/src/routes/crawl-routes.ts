@@ -12,7 +12,6 @@ const DELETE_LAYERS = ['vector', 'index', 'file', 'db'] as const;
 
 interface VerbBody {
   settings?: Partial<CatalogSettings>;
-  startUrl?: string;
   forcePublish?: boolean;
   version?: number;
   layers?: Array<(typeof LAYERS)[number]>;
@@ -22,8 +21,8 @@ const verbBody = {
   type: ['object', 'null'],
   additionalProperties: false,
   properties: {
+    // No startUrl: where a crawl starts is the catalog's (PUT /v2/catalog/{ref}); a crawl body naming one is refused.
     settings: catalogSettingsJson,
-    startUrl: { type: 'string', minLength: 1, maxLength: 2048 },
     forcePublish: { type: 'boolean' },
     version: { type: 'integer', minimum: 0 },
     layers: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', enum: LAYERS } },
@@ -62,7 +61,6 @@ export function crawlRoutes(app: FastifyInstance, ctx: ApiContext): void {
       ...ref,
       action,
       settings: b.settings,
-      startUrl: b.startUrl,
       forcePublish: b.forcePublish,
       ...(action === 'replay' ? { layers: b.layers ?? ['index', 'vector'], version: b.version } : {}),
     });
@@ -218,7 +216,8 @@ export function crawlRoutes(app: FastifyInstance, ctx: ApiContext): void {
     },
     async (req, reply) => {
       const c = await (await gf.catalogs()).get(catalogRef(req.params.ref));
-      streamJobEvents(req, reply, gf.jobs, c);
+      const header = req.headers.authorization;
+      streamJobEvents(req, reply, gf.jobs, c, () => ctx.auth.authenticate(header).then(() => true));
     },
   );
 }

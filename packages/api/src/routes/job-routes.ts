@@ -248,19 +248,19 @@ export function jobRoutes(app: FastifyInstance, ctx: ApiContext): void {
     {
       schema: {
         summary:
-          "Remove this url's page from every layer (vector, index, file, db); it is not queued again in this version",
+          "Remove this url's page from every layer (vector, index, file, db); it is not queued again in this version. dryRun defaults to true: nothing is deleted without dryRun=false",
         tags,
         params: idParams,
         querystring: {
           type: 'object',
           additionalProperties: false,
-          properties: { dryRun: { type: 'boolean', default: false } },
+          properties: { dryRun: { type: 'boolean', default: true } },
         },
       },
     },
     async (req) => {
       const r = await gf.ledger.deleteUrl(req.params.id, { dryRun: req.query.dryRun });
-      return ok(r, req.query.dryRun ? 'dry run: nothing was deleted' : 'deleted');
+      return ok(r, req.query.dryRun ? 'dry run: nothing was deleted (send dryRun=false to delete)' : 'deleted');
     },
   );
 }

@@ -17,7 +17,14 @@ function fileHeaders(reply: FastifyReply, type: string, bytes: number): FastifyR
 
 /** The file name a document is downloaded under: its url's last segment, reduced to safe characters. */
 function downloadName(url: string): string {
-  const last = decodeURIComponent(new URL(url).pathname.split('/').pop() || 'document');
+  const raw = new URL(url).pathname.split('/').pop() || 'document';
+  // A url may hold an escape that is no UTF-8 (`/doc-%C0%AF.txt`): then the name keeps it as it is written.
+  let last = raw;
+  try {
+    last = decodeURIComponent(raw);
+  } catch {
+    // kept undecoded
+  }
   return last.replace(/[^\w.-]+/g, '_').slice(0, 120) || 'document';
 }
 

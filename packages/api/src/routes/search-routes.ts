@@ -53,6 +53,7 @@ export function searchRoutes(app: FastifyInstance, ctx: ApiContext): void {
       nextCursor: r.nextCursor,
       elapsedMillis: r.elapsedMs,
       ...(r.embedding ? { embedding: r.embedding } : {}),
+      ...(r.note ? { note: r.note } : {}),
     });
   };
   app.get<{ Querystring: SearchQuery }>(

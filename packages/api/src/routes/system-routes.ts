@@ -1,13 +1,16 @@
 import { cpus, hostname, loadavg, totalmem } from 'node:os';
-import { bytesIn, maskedSettings } from '@greenfinger/core';
+import { maskedSettings } from '@greenfinger/core';
 import type { FastifyInstance } from 'fastify';
 import { API_VERSION } from '../api-version.js';
 import type { ApiContext } from '../context.js';
 import { ok } from '../envelope.js';
+import { maskUrlsDeep } from '../secrets.js';
+import { TreeBytesCache } from '../tree-bytes.js';
 
 /** Version, health, the node, the output layers, storage figures, settings (secrets masked), metrics. */
 export function systemRoutes(app: FastifyInstance, ctx: ApiContext): void {
   const { gf } = ctx;
+  const trees = new TreeBytesCache();
   app.get(
     '/v2/version',
     { config: { access: 'open' }, schema: { summary: 'The API version', tags: ['system'] } },
@@ -81,11 +84,17 @@ export function systemRoutes(app: FastifyInstance, ctx: ApiContext): void {
     { schema: { summary: 'What each store holds, and its size on disk', tags: ['system'] } },
     async () => {
       const db = await gf.database();
+      // Whole trees, walked within a time budget and cached a while; the index and the vectors under user/ have
+      // figures of their own.
+      const [files, system] = await Promise.all([
+        trees.get(gf.layout.user, { skip: ['index', 'vector'] }),
+        trees.get(gf.layout.system),
+      ]);
       return ok({
         dataRoot: gf.layout.root,
         database: { kind: db.kind },
-        files: { bytes: bytesIn(gf.layout.user) },
-        system: { bytes: bytesIn(gf.layout.system) },
+        files,
+        system,
         index: await gf.index().stats(),
         vectors: await gf.vectorFamily().stats(),
       });
@@ -93,7 +102,14 @@ export function systemRoutes(app: FastifyInstance, ctx: ApiContext): void {
   );
 
   app.get('/v2/settings', { schema: { summary: "This node's settings, secrets masked", tags: ['system'] } }, async () =>
-    ok(maskedSettings(gf.settings)),
+    // Urls are masked by parsing them (a password may hold '@'); core's masking covers the token key.
+    ok(
+      maskUrlsDeep({
+        ...maskedSettings(gf.settings),
+        databaseUrl: gf.settings.databaseUrl,
+        redisUrl: gf.settings.redisUrl,
+      }),
+    ),
   );
 
   app.get(

@@ -50,6 +50,8 @@ export interface SearchResponse {
   elapsedMs: number;
   /** Meaning search over vectors still being written (see {@link EmbeddingNotice}); absent when they are complete. */
   embedding?: EmbeddingNotice | undefined;
+  /** Why an answer is empty when the reason is not the query (a meaning search of catalogs without vectors). */
+  note?: string | undefined;
 }
 
 /**
@@ -181,11 +183,17 @@ export class SearchService {
       preferDetailPages: req.preferDetailPages,
     });
     const notice = embeddingNotice(published);
+    const note =
+      r.found === 0
+        ? `no text vectors to search in ${published.map((c) => `"${c.name}"`).join(', ')}: meaning search needs the vector output — add "vector" to the catalog's outputs, then replay --layers=vector`
+        : undefined;
     return {
       mode,
       results: r.results.map((h) => hit(h, h.resourceId, [excerpt(h.chunk)], names)),
-      // A vector search has no total: it counts the pages returned up to here; nextCursor says whether more exist.
-      total: offset + r.results.length,
+      // A vector search has no total: while more exist it counts the pages returned up to here (nextCursor says
+      // more exist); on the last page, the pages found in all — never the offset asked for when nothing is there.
+      total: r.nextOffset !== null ? offset + r.results.length : Math.min(r.found, offset + r.results.length),
+      ...(note ? { note } : {}),
       nextCursor: r.nextOffset === null ? null : String(r.nextOffset),
       elapsedMs: Math.round(performance.now() - started),
       ...(notice ? { embedding: notice } : {}),

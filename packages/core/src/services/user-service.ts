@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { ComponentFactory } from '../compose/component-factory.js';
 import { CrawlerError } from '../errors.js';
 import { toIsoInstant } from '../storage/record-columns.js';
@@ -6,6 +6,7 @@ import type { UserRole, UserRow, UserStore } from '../storage/record-store.js';
 import { hashPassword, verifyPassword } from './password-hash.js';
 import { checkPassword, checkRole, checkUserName } from './user-input.js';
 
+export { scryptQueue } from './password-hash.js';
 export * from './user-input.js';
 
 /** A user as anyone may see it: never the password hash. */
@@ -18,6 +19,10 @@ export interface PublicUser {
 
 function publicOf(row: UserRow): PublicUser {
   return { name: row.name, role: row.role, createdAt: row.createdAt, updatedAt: row.updatedAt };
+}
+
+function passwordStamp(hash: string): string {
+  return createHash('sha256').update(hash).digest('base64url').slice(0, 16);
 }
 
 function noSuchUser(name: string): CrawlerError {
@@ -111,6 +116,15 @@ export class UserService {
       return undefined;
     }
     return (await verifyPassword(password, user.passwordHash)) ? publicOf(user) : undefined;
+  }
+
+  /**
+   * The user and the stamp of their password: a short digest of its hash (salted, so a new password, even the same
+   * one, gives a new stamp). A sign-in token carries it, so changing a password ends every token signed before.
+   */
+  async credentials(name: string): Promise<{ user: PublicUser; stamp: string } | undefined> {
+    const user = await (await this.#store()).get(name);
+    return user && { user: publicOf(user), stamp: passwordStamp(user.passwordHash) };
   }
 
   /** Sign a token out until it would have expired (`expiresAtIso`); idempotent. @throws CrawlerError BAD_INPUT */

@@ -37,6 +37,8 @@ export interface MeaningResult {
   results: MeaningHit[];
   /** Offset of the next page, or null when this one was the last. */
   nextOffset: number | null;
+  /** Pages found in all, up to `offset + size + 1` (0 when the scopes hold no vectors). */
+  found: number;
 }
 
 export interface VectorSearcherOptions {
@@ -80,7 +82,8 @@ export class VectorSearcher {
       );
     }
     const size = Math.max(0, Math.trunc(query.size));
-    if (size === 0 || query.scopes.length === 0 || query.q.trim() === '') return { results: [], nextOffset: null };
+    if (size === 0 || query.scopes.length === 0 || query.q.trim() === '')
+      return { results: [], nextOffset: null, found: 0 };
     if (this.#embedder.dims !== this.#store.dims) {
       throw new CrawlerError(
         'EMBEDDING',
@@ -101,7 +104,11 @@ export class VectorSearcher {
     }
     const results = pages.slice(offset, offset + size);
     const more = pages.length > offset + size;
-    return { results, nextOffset: more && offset + size <= MAX_MEANING_OFFSET ? offset + size : null };
+    return {
+      results,
+      nextOffset: more && offset + size <= MAX_MEANING_OFFSET ? offset + size : null,
+      found: pages.length,
+    };
   }
 }
 

@@ -1,4 +1,5 @@
 import { RECRAWL_EVERY, type RecrawlFrequency } from '../../config.js';
+import { cachedRegex } from './regex-cache.js';
 
 /** What a sitemap says of one url. */
 export interface SitemapHint {
@@ -60,7 +61,7 @@ export function notDue(
   hint: SitemapHint | undefined,
   rules: readonly RecrawlFrequency[],
   now: number,
-  regex: (pattern: string) => RegExp = (p) => new RegExp(p, 'i'),
+  regex: (pattern: string) => { test(text: string): boolean } = cachedRegex,
 ): NotDue | undefined {
   const fetched = Date.parse(page.fetchedAt);
   if (Number.isNaN(fetched)) return undefined;
