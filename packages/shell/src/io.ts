@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   ConfigError,
@@ -7,6 +6,7 @@ import {
   EXIT,
   envDataStore,
   type Logger,
+  makeDirs,
   reportOf,
   silentLogger,
   unknownEnv,
@@ -54,7 +54,7 @@ function openLogger(dataStore: string | undefined, options: { verbose?: boolean;
   if (!options.toFile) return silentLogger();
   const dir = join(dataStore ?? envDataStore(), 'system', 'logs');
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirs(dir);
   } catch (err) {
     throw new ConfigError(
       '--data',

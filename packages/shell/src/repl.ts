@@ -1,7 +1,7 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
-import { Greenfinger, reportOf } from '@greenfinger/core';
+import { Greenfinger, makeDirs, reportOf } from '@greenfinger/core';
 import { Command, CommanderError } from 'commander';
 import { addCommand, type CommandContext, type CommandSpec } from './command-spec.js';
 import { afterTextIn, commandsIn, flagsOf, promptCommand } from './command-table.js';
@@ -438,7 +438,7 @@ function readHistory(file: string): string[] {
 /** Oldest first, one a line, at most HISTORY_SIZE; a failure to write is not worth ending the prompt for. */
 function writeHistory(file: string, newestFirst: string[]): void {
   try {
-    mkdirSync(dirname(file), { recursive: true });
+    makeDirs(dirname(file));
     writeFileSync(file, `${newestFirst.slice(0, HISTORY_SIZE).reverse().join('\n')}\n`);
   } catch {
     // ignored: history is a convenience

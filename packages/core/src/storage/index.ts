@@ -2,6 +2,7 @@ export * from './create-record-database.js';
 export * from './dir-bytes.js';
 export * from './local-blob-store.js';
 export * from './log-file.js';
+export * from './make-dirs.js';
 export * from './migrate.js';
 export * from './off-thread-blob-store.js';
 export * from './pg-record-database.js';

@@ -4,6 +4,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import { CrawlerError } from '../errors.js';
 import type { SharedThread } from '../worker-entry.js';
 import type { BlobStore } from './blob-store.js';
+import { makeDirs, makeDirsAsync } from './make-dirs.js';
 import { OffThreadBlobStore } from './off-thread-blob-store.js';
 
 /** The file layer on the local file system, rooted at `user/`. Keys are relative paths with `/`. */
@@ -39,10 +40,9 @@ export class LocalBlobStore implements BlobStore {
       const make = this.#dirs.has(parent)
         ? mkdir(dir).then(
             () => undefined,
-            (err: unknown) =>
-              code(err) === 'ENOENT' ? mkdir(dir, { recursive: true }).then(() => undefined) : existing(err),
+            (err: unknown) => (code(err) === 'ENOENT' ? makeDirsAsync(dir) : existing(err)),
           )
-        : mkdir(dir, { recursive: true });
+        : makeDirsAsync(dir);
       making = make.then(
         () => {
           this.#made(dir);
@@ -89,10 +89,10 @@ export class LocalBlobStore implements BlobStore {
           try {
             mkdirSync(dir);
           } catch (err) {
-            if (code(err) === 'ENOENT') mkdirSync(dir, { recursive: true });
+            if (code(err) === 'ENOENT') makeDirs(dir);
             else existing(err);
           }
-        } else mkdirSync(dir, { recursive: true });
+        } else makeDirs(dir);
       } catch (err) {
         throw dirError(dir, err);
       }

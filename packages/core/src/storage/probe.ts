@@ -4,7 +4,6 @@ import {
   constants,
   existsSync,
   fsyncSync,
-  mkdirSync,
   openSync,
   statSync,
   unlinkSync,
@@ -12,6 +11,7 @@ import {
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { CrawlerError } from '../errors.js';
+import { makeDirs } from './make-dirs.js';
 
 /** Bytes the probe writes into each directory: enough that a full disk refuses it. */
 const PROBE_BYTES = 16 * 1024;
@@ -38,13 +38,21 @@ function probeError(dir: string, root: string, err: unknown): CrawlerError {
       fix,
     });
   }
+  if (code === 'ENOENT') {
+    const level = (err as NodeJS.ErrnoException).path ?? dir;
+    return new CrawlerError('STORAGE', `the data root ${root} cannot be created: ${level} cannot be made (${code})`, {
+      cause: err,
+      fix: 'choose a data directory whose parent exists and can be written, with --data DIR (or GF_DATA_STORE)',
+    });
+  }
   return new CrawlerError('STORAGE', `the data root ${root} cannot be written: ${dir} (${code})`, { cause: err, fix });
 }
 
 /**
  * Check, before a run opens any store, that the data root can be written: `system/` and (unless `userDir` is false,
  * when another blob store holds the pages) `user/` are created, and a small file is written, flushed to disk and
- * removed in each. Synchronous and bounded: one mkdir, one open, one write, one fsync and one unlink per directory.
+ * removed in each. Synchronous and bounded: the root made level by level (`makeDirs`: a parent that answers ENOENT for
+ * ever, as under /proc, fails at once), then one mkdir, one open, one write, one fsync and one unlink per directory.
  * @throws CrawlerError STORAGE with one line naming the data root, what is wrong (read-only, full, a file) and the fix
  */
 export function probeDataRoot(root: string, options: { userDir?: boolean } = {}): void {
@@ -60,7 +68,7 @@ export function probeDataRoot(root: string, options: { userDir?: boolean } = {})
     const file = join(dir, `.write-probe-${process.pid}`);
     let fd: number | undefined;
     try {
-      mkdirSync(dir, { recursive: true });
+      makeDirs(dir);
       fd = openSync(file, 'w');
       writeSync(fd, Buffer.alloc(PROBE_BYTES, 0x2e));
       fsyncSync(fd);

@@ -1,8 +1,8 @@
-import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { ConfigError, CrawlerError } from '../errors.js';
 import type { Catalog, ImageRow, ReportRow, ResourceImageRow, ResourceRow } from '../model.js';
+import { makeDirs } from './make-dirs.js';
 import { type MigrateOptions, type MigrateResult, migrateSqlite } from './migrate.js';
 import {
   CATALOG,
@@ -99,7 +99,7 @@ export class SqliteRecordDatabase implements RecordDatabase {
       );
     if (!memory) {
       try {
-        mkdirSync(dirname(file), { recursive: true });
+        makeDirs(dirname(file));
       } catch (err) {
         throw unwritable(err);
       }

@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { ClusterClient, ClusterNode, type ClusterRunReport, type ClusterStatus, checkName } from '@greenfinger/cluster';
@@ -11,6 +10,7 @@ import {
   createLogger,
   envDataStore,
   loadSettings,
+  makeDirs,
   probeDataRoot,
   silentLogger,
   unknownEnv,
@@ -117,7 +117,7 @@ async function runNode(opts: NodeOptions, io: Io): Promise<number> {
 /** data/system/logs/greenfinger.log, as the other commands log there. */
 function logFile(data: string | undefined): string {
   const dir = join(data ?? envDataStore(), 'system', 'logs');
-  mkdirSync(dir, { recursive: true });
+  makeDirs(dir);
   return join(dir, 'greenfinger.log');
 }
 

@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { CrawlerError, envDataStore } from '@greenfinger/core';
 import { intArg, listArg } from '../args.js';
 import { type CommandSpec, defineCommand } from '../command-spec.js';
 import { formatResults } from '../format.js';
@@ -10,6 +13,7 @@ interface SearchOptions {
   size?: number;
   cursor?: string;
   json?: boolean;
+  data?: string;
 }
 
 export const SEARCH_COMMAND = defineCommand<SearchOptions>({
@@ -38,9 +42,10 @@ export const SEARCH_COMMAND = defineCommand<SearchOptions>({
   promptExamples: [
     'search json dumps',
     'search how do I read a file line by line --mode meaning --size 5',
-    'search            # a blank query lists what was kept, newest first',
+    'search            # a blank query lists what was kept: catalogs by name, pages in id order (not by date)',
   ],
   run: async (ctx, args, opts) => {
+    if (ctx.mode === 'cli') mustExist(resolve(opts.data ?? envDataStore()));
     const gf = await ctx.gf();
     const r = await gf.search.search({
       q: args.join(' '),
@@ -66,3 +71,14 @@ export const SEARCH_COMMAND = defineCommand<SearchOptions>({
     return EXIT.ok;
   },
 }) satisfies CommandSpec;
+
+/**
+ * Search reads a data root and never creates one: a missing one (a typo, or a path that cannot exist such as one
+ * under /proc) is said in one line, naming it, instead of "nothing has been published".
+ */
+function mustExist(root: string): void {
+  if (existsSync(root)) return;
+  throw new CrawlerError('NOT_FOUND', `the data root ${root} does not exist: nothing was crawled there`, {
+    fix: `give --data the folder a crawl wrote (or GF_DATA_STORE), or crawl into it first: greenfinger crawl --url <site> --data ${root}`,
+  });
+}

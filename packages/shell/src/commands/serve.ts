@@ -1,6 +1,6 @@
 import { startServer } from '@greenfinger/api';
 import { ClusterClient, type ClusterNode } from '@greenfinger/cluster';
-import { createLogger, Greenfinger, unknownEnv } from '@greenfinger/core';
+import { createLogger, envDataStore, Greenfinger, probeDataRoot, unknownEnv } from '@greenfinger/core';
 import { intArg } from '../args.js';
 import { type CommandSpec, defineCommand } from '../command-spec.js';
 import { EXIT, type Io, reportError } from '../io.js';
@@ -55,6 +55,9 @@ async function runServe(opts: ServeOptions, io: Io): Promise<number> {
     const log = createLogger({ destination: 1 });
     const unknown = unknownEnv();
     if (unknown.length > 0) log.warn({ variables: unknown }, `unknown GF_* variables ignored: ${unknown.join(', ')}`);
+    // Before any store opens: a data root that cannot be created or written fails here, in one line (the factory's
+    // probe below then checks user/ too, unless the pages go to another blob store).
+    probeDataRoot(opts.data ?? envDataStore(), { userDir: false });
     if (opts.cluster) {
       node = await startMember({ cluster: opts.cluster, nodeName: opts.nodeName, data: opts.data }, log);
       gf = node.gf;
