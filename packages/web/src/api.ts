@@ -1,11 +1,6 @@
 /** The page talks to the REST API only: `/v2/...` with the Bearer token kept in sessionStorage. */
 
-export interface Session {
-  token: string;
-  username: string;
-  roles: string[];
-  expiresAt: number;
-}
+import type { Session } from './types';
 
 const KEY = 'greenfinger.session';
 

@@ -1,6 +1,6 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { call, isAdmin, loadSession, type Session, saveSession, whenSignedOut } from './api';
+import { call, isAdmin, loadSession, saveSession, whenSignedOut } from './api';
 import { CatalogForm } from './screens/catalog-form';
 import { Catalogs } from './screens/catalogs';
 import { Monitor } from './screens/monitor';
@@ -9,6 +9,7 @@ import { SignIn } from './screens/sign-in';
 import { SystemScreen } from './screens/system';
 import { UrlDetail } from './screens/url-detail';
 import { Urls } from './screens/urls';
+import type { Session } from './types';
 import { href, useRoute } from './ui';
 
 const NAV = [

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, call, get } from '../api';
-import type { Catalog } from '../types';
+import type { ApiAnswers, Catalog } from '../api-types.gen';
 import { ErrorLine, go, href, Loading, message, ScreenTitle } from '../ui';
 
 type Field =
@@ -73,7 +73,7 @@ export function CatalogForm({ editing }: { editing?: string | undefined }) {
   const [confirmDelete, setConfirmDelete] = useState(false);
 
   useEffect(() => {
-    get<Array<{ cat: string }>>('/v2/catalog/cats').then(
+    get<ApiAnswers['GET /v2/catalog/cats']>('/v2/catalog/cats').then(
       (c) => setCats(c.map((x) => x.cat)),
       () => undefined,
     );

@@ -1,17 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, get } from '../api';
-import type { Catalog, Counters } from '../types';
+import type { Catalog, RunningCatalog as Running } from '../api-types.gen';
 import { Empty, ErrorLine, href, Loading, message, num, ScreenTitle, useLoad } from '../ui';
-
-interface Running {
-  catalogId: string;
-  catalog: string;
-  job: string | null;
-  counters?: Counters;
-  queued?: number;
-  pagesPerSecond?: number;
-  [k: string]: unknown;
-}
 
 /** The catalogs as cards: url, outputs, version written against served, live progress, actions. */
 export function Catalogs({ admin }: { admin: boolean }) {

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, get, qs, readEvents } from '../api';
-import type { Catalog, Counters, DeleteRow, JobView, ReportRow, VersionRow } from '../types';
+import type { Catalog, DeleteReport, DeleteRow, JobStarted, JobView, ReportRow, VersionRow } from '../api-types.gen';
+import type { CounterView } from '../types';
 import {
   bytes,
   Empty,
@@ -74,7 +75,7 @@ function OutcomeBar({
   );
 }
 
-function CounterList({ c, queued, rate }: { c: Counters; queued?: number | undefined; rate?: number | undefined }) {
+function CounterList({ c, queued, rate }: { c: CounterView; queued?: number | undefined; rate?: number | undefined }) {
   const items: Array<[string, number | string | undefined]> = [
     ['Dispatched', c.dispatched],
     ['Handled', c.handled],
@@ -148,7 +149,7 @@ export function Monitor({ catalogRef, admin }: { catalogRef: string; admin: bool
     setError('');
     setStatus(`Starting ${verb}…`);
     try {
-      const r = await call<{ jobId: string }>('POST', `/v2/crawl/${ref}${verb === 'crawl' ? '' : `/${verb}`}`, body);
+      const r = await call<JobStarted>('POST', `/v2/crawl/${ref}${verb === 'crawl' ? '' : `/${verb}`}`, body);
       setStatus(r.message);
       setEnded(null);
       setWatch((w) => w + 1);
@@ -173,7 +174,7 @@ export function Monitor({ catalogRef, admin }: { catalogRef: string; admin: bool
     setError('');
     setStatus(`Counting what deleting version ${v.version} removes (dry run)…`);
     try {
-      const r = await call<{ results: DeleteRow[] }>(
+      const r = await call<DeleteReport>(
         'DELETE',
         `/v2/crawl/${ref}/versions${qs({ version: v.version, force: v.serving || undefined, dryRun: true })}`,
       );

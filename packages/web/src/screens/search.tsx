@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, getBlob, qs } from '../api';
+import type { Catalog, ResourceView, SearchHit, SearchPage } from '../api-types.gen';
 import { Highlight } from '../highlight';
-import type { Catalog, ResourceView, SearchHit, SearchPage } from '../types';
 import { Empty, ErrorLine, go, href, Loading, message, ScreenTitle } from '../ui';
 
 type Mode = 'words' | 'meaning' | 'pictures';

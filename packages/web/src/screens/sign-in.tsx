@@ -1,13 +1,8 @@
 import { useState } from 'preact/hooks';
-import { call, type Session } from '../api';
+import { call } from '../api';
+import type { SignedIn } from '../api-types.gen';
+import type { Session } from '../types';
 import { ErrorLine, message } from '../ui';
-
-interface LoginAnswer {
-  token: string;
-  username: string;
-  roles: string[];
-  expiresInSeconds: number;
-}
 
 export function SignIn({ notice, onSignedIn }: { notice: string; onSignedIn: (s: Session) => void }) {
   const [username, setUsername] = useState('');
@@ -24,7 +19,7 @@ export function SignIn({ notice, onSignedIn }: { notice: string; onSignedIn: (s:
     setBusy(true);
     setError('');
     try {
-      const { data } = await call<LoginAnswer>('POST', '/v2/login', { username, password });
+      const { data } = await call<SignedIn>('POST', '/v2/login', { username, password });
       onSignedIn({
         token: data.token,
         username: data.username,

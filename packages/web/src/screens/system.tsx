@@ -1,46 +1,13 @@
 import { get } from '../api';
+import type { ApiAnswers, Catalog, NodeView, Storage } from '../api-types.gen';
 import { bytes, ErrorLine, Loading, num, ScreenTitle, seconds, TableBox, useLoad } from '../ui';
-
-interface NodeView {
-  node: string;
-  host: string;
-  pid: number;
-  version: string;
-  nodeVersion: string;
-  uptimeSeconds: number;
-  cpus: number;
-  loadAverage: number[];
-  memory: { rss: number; heapUsed: number; heapTotal: number; total: number };
-  jobs: number;
-}
-interface Storage {
-  dataRoot: string;
-  database: { kind: string };
-  files: { bytes: number };
-  system: { bytes: number };
-  index: {
-    name: string;
-    bytes: number;
-    catalogs: Array<{
-      catalogId: string;
-      documents: number;
-      bytes: number;
-      versions: Array<{ version: number; documents: number }>;
-    }>;
-  };
-  vectors: {
-    name: string;
-    bytes: number;
-    collections: Array<{ collection: string; dims: number; points: number; bytes: number }>;
-  };
-}
 
 /** This node, what each store holds and its size, and the settings (secrets masked by the API). */
 export function SystemScreen() {
   const node = useLoad('node', (s) => get<NodeView>('/v2/node', s));
   const storage = useLoad('storage', (s) => get<Storage>('/v2/storage', s));
-  const settings = useLoad('settings', (s) => get<Record<string, unknown>>('/v2/settings', s));
-  const catalogs = useLoad('catalogs', (s) => get<Array<{ id: string; name: string }>>('/v2/catalog', s));
+  const settings = useLoad('settings', (s) => get<ApiAnswers['GET /v2/settings']>('/v2/settings', s));
+  const catalogs = useLoad('catalogs', (s) => get<Catalog[]>('/v2/catalog', s));
   const nameOf = (id: string) => catalogs.data?.find((c) => c.id === id)?.name ?? id;
 
   return (

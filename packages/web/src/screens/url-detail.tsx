@@ -1,13 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, getBlob, qs } from '../api';
-import type { UrlRow } from '../types';
+import type { ApiAnswers } from '../api-types.gen';
 import { ErrorLine, href, Loading, message, ScreenTitle, TableBox, useLoad, when } from '../ui';
 
 type Shown = { kind: 'text' | 'html'; body: string } | { kind: 'frame'; src: string } | null;
 
 /** One url: why it ended as it did, its trail, and (when saved) the stored text and html. */
 export function UrlDetail({ urlId }: { urlId: string }) {
-  const row = useLoad(urlId, (s) => get<UrlRow & { explanation: string }>(`/v2/urls/${urlId}`, s));
+  const row = useLoad(urlId, (s) => get<ApiAnswers['GET /v2/urls/{id}']>(`/v2/urls/${urlId}`, s));
   const [shown, setShown] = useState<Shown>(null);
   const [error, setError] = useState('');
   const [busy, setBusy] = useState('');

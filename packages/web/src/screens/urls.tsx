@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, qs } from '../api';
-import type { Catalog, UrlList } from '../types';
+import type { Catalog, UrlList } from '../api-types.gen';
 import { Empty, ErrorLine, go, href, Loading, num, ScreenTitle, TableBox, useLoad, when } from '../ui';
 
 const STATES = ['queued', 'crawling', 'done', 'failed', 'rejected', 'deleted'];

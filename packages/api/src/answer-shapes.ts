@@ -1,0 +1,328 @@
+import { catalogSettingsJson } from './schemas.js';
+
+/**
+ * What the routes answer, for the description only (`/v2/openapi.json`): the shape of each answer's `data`, as named
+ * components and by route. Fastify does not serialise with them (an answer is sent as the route returns it), so a
+ * field missing here is still sent; `required` lists the fields every answer holds. The page's types are generated
+ * from this description (packages/web/scripts/api-types.mjs), and packages/web/test/api-types.test.ts checks real
+ * answers against it.
+ */
+type Schema = Record<string, unknown>;
+
+const str: Schema = { type: 'string' };
+const num: Schema = { type: 'number' };
+const int: Schema = { type: 'integer' };
+const bool: Schema = { type: 'boolean' };
+/** OpenAPI 3.0 ignores the siblings of a `$ref`: a nullable reference is written `{ nullable, allOf: [ref] }`. */
+const nullable = (s: Schema): Schema => (s.$ref ? { nullable: true, allOf: [s] } : { ...s, nullable: true });
+const list = (items: Schema): Schema => ({ type: 'array', items });
+const counts: Schema = { type: 'object', additionalProperties: num };
+const lines: Schema = { type: 'object', additionalProperties: str };
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const doc = (description: string, s: Schema): Schema => ({ ...s, description });
+
+/** An object; every property is required but those named in `optional`. */
+function obj(properties: Record<string, Schema>, optional: string[] = [], open = false): Schema {
+  return {
+    type: 'object',
+    properties,
+    required: Object.keys(properties).filter((k) => !optional.includes(k)),
+    ...(open ? { additionalProperties: true } : {}),
+  };
+}
+
+const embeddingNotice = obj({ pages: num, embedded: num, complete: num, catalogs: list(str) });
+
+/** The named shapes (`#/components/schemas/…`). */
+export const ANSWER_SHAPES: Record<string, Schema> = {
+  CatalogSettings: doc('The settings a catalog stores (those not given take their defaults).', catalogSettingsJson),
+  Catalog: obj({
+    id: str,
+    name: str,
+    url: str,
+    startUrl: str,
+    settings: ref('CatalogSettings'),
+    indexVersion: doc('The version being written.', int),
+    searchVersion: doc('The version search reads; -1 = none published yet.', int),
+    runningState: str,
+    createdAt: str,
+    updatedAt: str,
+  }),
+  Counters: doc(
+    'Live counters of a run, each REJECTED_* with its count in `rejected` and its first url in `examples`.',
+    obj(
+      {
+        dispatched: num,
+        handled: num,
+        saved: num,
+        images: num,
+        indexed: num,
+        vectored: num,
+        alreadySeen: num,
+        filtered: num,
+        unreachable: num,
+        duplicateContent: num,
+        failures: num,
+        abandoned: num,
+        unmodified: num,
+        redirected: num,
+        rejected: counts,
+        examples: lines,
+      },
+      [],
+      true,
+    ),
+  ),
+  RunReport: doc(
+    'The report of one run (docs/reports.md); the fields the page reads, the others are sent as well.',
+    obj(
+      {
+        node: str,
+        catalogId: str,
+        catalog: str,
+        version: int,
+        action: str,
+        startedAt: str,
+        endedAt: str,
+        elapsedMs: num,
+        produced: obj({ saved: num, images: num, indexed: num, vectored: num }),
+        urls: obj(
+          {
+            dispatched: num,
+            handled: num,
+            filtered: num,
+            unreachable: num,
+            duplicateContent: num,
+            failures: num,
+            unmodified: num,
+            redirected: num,
+          },
+          [],
+          true,
+        ),
+        rejected: counts,
+        examples: lines,
+        ending: obj({ reason: str, fullyCrawled: bool, published: bool, note: str }, ['note', 'fullyCrawled'], true),
+      },
+      [],
+      true,
+    ),
+  ),
+  JobView: doc(
+    'A background job: a crawl verb or a replay, its live counters and, once it ended, its report.',
+    obj(
+      {
+        jobId: str,
+        catalog: str,
+        catalogId: str,
+        version: int,
+        action: str,
+        state: doc('queued, running, completed, failed or stopped', str),
+        counters: nullable(ref('Counters')),
+        queued: num,
+        active: num,
+        pagesPerSecond: num,
+        embedding: nullable(obj({ phase: str, pages: num, embedded: num, complete: num, chunks: num }, [], true)),
+        report: nullable(ref('RunReport')),
+        error: nullable(str),
+        startedAt: str,
+        endedAt: nullable(str),
+      },
+      ['active', 'embedding'],
+    ),
+  ),
+  RunningCatalog: doc(
+    'A catalog crawling now (as `status` prints it) and the job of this server that runs it, if any.',
+    obj(
+      {
+        catalogId: str,
+        catalog: str,
+        pid: int,
+        since: str,
+        where: str,
+        job: nullable(str),
+        counters: ref('Counters'),
+        queued: num,
+        pagesPerSecond: num,
+      },
+      ['catalog', 'counters', 'queued', 'pagesPerSecond'],
+      true,
+    ),
+  ),
+  ReportRow: obj({ catalogId: str, version: int, action: str, published: bool, report: ref('RunReport') }, [], true),
+  VersionRow: obj(
+    {
+      version: int,
+      state: doc('serving, published, incomplete, running or empty', str),
+      published: bool,
+      serving: bool,
+      saved: num,
+      images: num,
+      startedAt: nullable(str),
+      endedAt: nullable(str),
+      action: nullable(str),
+      search: obj({
+        words: bool,
+        meaning: bool,
+        embedding: nullable(obj({ pages: num, embedded: num, complete: num })),
+      }),
+    },
+    [],
+  ),
+  DeleteRow: obj({ version: int, layer: str, count: num, bytes: num, error: str, note: str }, ['error', 'note']),
+  DeleteReport: obj({
+    catalogId: str,
+    catalog: str,
+    dryRun: bool,
+    versions: list(int),
+    layers: list(str),
+    results: list(ref('DeleteRow')),
+    searchVersion: int,
+    purged: bool,
+  }),
+  SearchHit: obj({
+    id: str,
+    title: str,
+    url: str,
+    catalog: str,
+    catalogId: str,
+    version: int,
+    score: num,
+    highlights: list(str),
+  }),
+  SearchPage: obj(
+    {
+      mode: str,
+      results: list(ref('SearchHit')),
+      total: num,
+      pageSize: int,
+      nextCursor: nullable(str),
+      elapsedMillis: num,
+      embedding: doc(
+        'Meaning search over vectors still being written: it answered from the pages embedded so far.',
+        embeddingNotice,
+      ),
+    },
+    ['embedding'],
+  ),
+  UrlRow: obj({
+    urlId: str,
+    url: str,
+    state: str,
+    outcome: str,
+    detail: str,
+    status: nullable(int),
+    reason: str,
+    referrer: nullable(str),
+    depth: int,
+    redirects: doc('The redirects that led to this url, first one first.', list(str)),
+    foundAs: doc(
+      'The link as it was written when url normalisation changed it (a session id, a fragment, …); null when not.',
+      nullable(str),
+    ),
+    fetchedAt: nullable(str),
+    catalogId: str,
+    version: int,
+  }),
+  UrlList: obj({ catalog: obj({ id: str, name: str }), version: int, items: list(ref('UrlRow')), total: num }),
+  ResourceImage: obj({ id: str, url: str, alt: str, file: str, contentType: str }, ['alt'], true),
+  ResourceView: obj(
+    {
+      id: str,
+      title: str,
+      url: str,
+      files: obj({ html: str, text: str }),
+      images: list(ref('ResourceImage')),
+    },
+    [],
+    true,
+  ),
+  SignedIn: obj({ token: str, username: str, roles: list(str), expiresInSeconds: num }),
+  NodeView: obj({
+    node: str,
+    host: str,
+    pid: int,
+    version: str,
+    nodeVersion: str,
+    uptimeSeconds: num,
+    cpus: int,
+    loadAverage: list(num),
+    memory: obj({ rss: num, heapUsed: num, heapTotal: num, external: num, total: num }),
+    jobs: int,
+  }),
+  Storage: obj({
+    dataRoot: str,
+    database: obj({ kind: str }),
+    files: obj({ bytes: num }, [], true),
+    system: obj({ bytes: num }, [], true),
+    index: obj({
+      name: str,
+      bytes: num,
+      catalogs: list(
+        obj({ catalogId: str, documents: num, bytes: num, versions: list(obj({ version: int, documents: num })) }),
+      ),
+    }),
+    vectors: obj({
+      name: str,
+      bytes: num,
+      collections: list(obj({ collection: str, dims: int, points: num, bytes: num })),
+    }),
+  }),
+  JobStarted: obj({ jobId: str, job: ref('JobView') }),
+};
+
+/** The `data` of each route's answer, by `METHOD /path` as the description writes paths. */
+export const ROUTE_ANSWERS: Record<string, Schema> = {
+  'POST /v2/login': ref('SignedIn'),
+  'GET /v2/node': ref('NodeView'),
+  'GET /v2/storage': ref('Storage'),
+  'GET /v2/settings': { type: 'object', additionalProperties: true },
+  'GET /v2/catalog': list(ref('Catalog')),
+  'POST /v2/catalog': ref('Catalog'),
+  'GET /v2/catalog/cats': list(obj({ cat: str, catalogs: int })),
+  'GET /v2/catalog/running': list(ref('RunningCatalog')),
+  'GET /v2/catalog/{ref}': ref('Catalog'),
+  'PUT /v2/catalog/{ref}': ref('Catalog'),
+  'GET /v2/catalog/{ref}/details': ref('Catalog'),
+  'POST /v2/crawl/{ref}': ref('JobStarted'),
+  'POST /v2/crawl/{ref}/{verb}': ref('JobStarted'),
+  'GET /v2/crawl/status': list(ref('JobView')),
+  'GET /v2/status/{jobId}': ref('JobView'),
+  'GET /v2/crawl/{ref}/reports': list(ref('ReportRow')),
+  'GET /v2/crawl/{ref}/versions': list(ref('VersionRow')),
+  'DELETE /v2/crawl/{ref}/versions': ref('DeleteReport'),
+  'GET /v2/search': ref('SearchPage'),
+  'GET /v2/search/semantic': ref('SearchPage'),
+  'GET /v2/resource/{id}': ref('ResourceView'),
+  'POST /v2/crawl/start': ref('JobStarted'),
+  'POST /v2/crawl/stop': ref('JobStarted'),
+  'GET /v2/urls': ref('UrlList'),
+  'GET /v2/urls/{id}': {
+    allOf: [ref('UrlRow'), obj({ explanation: doc('Why it ended as it did, in one sentence.', str) })],
+  },
+};
+
+interface OpenApiObject {
+  paths?: Record<string, Record<string, { responses?: Record<string, Schema> }>>;
+  components?: { schemas?: Record<string, Schema> };
+}
+
+/** Swagger's `transformObject`: the named shapes and, on each route listed, its answer inside the envelope. */
+export function describeAnswers({ openapiObject }: { openapiObject: Partial<OpenApiObject> }): OpenApiObject {
+  const described = openapiObject as OpenApiObject;
+  described.components = { ...described.components, schemas: { ...described.components?.schemas, ...ANSWER_SHAPES } };
+  for (const [route, data] of Object.entries(ROUTE_ANSWERS)) {
+    const [method, path] = route.split(' ') as [string, string];
+    const op = described.paths?.[path]?.[method.toLowerCase()];
+    if (!op) throw new Error(`answer-shapes: no route ${route} in the description`);
+    const schema = obj({ success: bool, message: str, data });
+    op.responses = {
+      ...op.responses,
+      200: {
+        description: 'The envelope, `data` as shown (201 for a catalog created, 202 for a job started)',
+        content: { 'application/json': { schema } },
+      },
+    };
+  }
+  return described;
+}

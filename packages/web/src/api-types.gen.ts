@@ -1,0 +1,497 @@
+// Generated from the API's description (/v2/openapi.json) by packages/web/scripts/api-types.mjs. Do not edit:
+// change the API (its answers are described in packages/api/src/answer-shapes.ts), then run
+// `node packages/web/scripts/api-types.mjs`. packages/web/test/api-types.test.ts fails while this file is stale.
+
+export interface Catalog {
+  id: string;
+  name: string;
+  url: string;
+  startUrl: string;
+  settings: CatalogSettings;
+  /** The version being written. */
+  indexVersion: number;
+  /** The version search reads; -1 = none published yet. */
+  searchVersion: number;
+  runningState: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The settings a catalog stores (those not given take their defaults). */
+export interface CatalogSettings {
+  cat?: 'news' | 'tech' | 'business' | 'food' | 'travel' | 'health' | 'education' | 'entertainment' | 'other';
+  depth?: number;
+  seedUrls?: string[];
+  maxPages?: number;
+  durationMinutes?: number;
+  intervalMs?: number;
+  threads?: number;
+  hostConcurrency?: number;
+  include?: string[];
+  exclude?: string[];
+  outputs?: Array<'file' | 'index' | 'vector'>;
+  images?: boolean;
+  maxVersions?: number;
+  minPublishRatio?: number;
+  orphans?: 'ignore' | 'delete' | 'process';
+  maxRetries?: number;
+  robots?: boolean;
+  sitemap?: boolean;
+  maxConsecutiveFailures?: number;
+  trapDuplicates?: number;
+  trapPatternUrls?: number;
+  sessionParams?: string[];
+  acceptors?: string[];
+  fetcher?: string;
+  extractor?: string;
+  renderHosts?: string[];
+  contentExtractor?: string;
+  contentDedup?: '' | string;
+  documents?: boolean;
+  headPass?: boolean;
+  metadataFilters?: Array<{
+    header: string;
+    match?: string;
+    min?: number;
+    max?: number;
+    before?: string;
+    after?: string;
+    onMatch?: 'exclude' | 'include';
+  }>;
+  documentFilters?: Array<{
+    field?: 'text' | 'title' | 'url' | 'contentType';
+    match: string;
+    onMatch?: 'exclude' | 'include';
+  }>;
+  canonical?: boolean;
+  recrawlSitemap?: boolean;
+  recrawlFrequencies?: Array<{
+    field?: 'url' | 'contentType';
+    match: string;
+    every: string;
+  }>;
+  postImportLinks?: boolean;
+}
+
+/** Live counters of a run, each REJECTED_* with its count in `rejected` and its first url in `examples`. */
+export interface Counters {
+  dispatched: number;
+  handled: number;
+  saved: number;
+  images: number;
+  indexed: number;
+  vectored: number;
+  alreadySeen: number;
+  filtered: number;
+  unreachable: number;
+  duplicateContent: number;
+  failures: number;
+  abandoned: number;
+  unmodified: number;
+  redirected: number;
+  rejected: Record<string, number>;
+  examples: Record<string, string>;
+  [key: string]: unknown;
+}
+
+export interface DeleteReport {
+  catalogId: string;
+  catalog: string;
+  dryRun: boolean;
+  versions: number[];
+  layers: string[];
+  results: DeleteRow[];
+  searchVersion: number;
+  purged: boolean;
+}
+
+export interface DeleteRow {
+  version: number;
+  layer: string;
+  count: number;
+  bytes: number;
+  error?: string;
+  note?: string;
+}
+
+export interface JobStarted {
+  jobId: string;
+  job: JobView;
+}
+
+/** A background job: a crawl verb or a replay, its live counters and, once it ended, its report. */
+export interface JobView {
+  jobId: string;
+  catalog: string;
+  catalogId: string;
+  version: number;
+  action: string;
+  /** queued, running, completed, failed or stopped */
+  state: string;
+  counters: Counters | null;
+  queued: number;
+  active?: number;
+  pagesPerSecond: number;
+  embedding?: {
+    phase: string;
+    pages: number;
+    embedded: number;
+    complete: number;
+    chunks: number;
+    [key: string]: unknown;
+  } | null;
+  report: RunReport | null;
+  error: string | null;
+  startedAt: string;
+  endedAt: string | null;
+}
+
+export interface NodeView {
+  node: string;
+  host: string;
+  pid: number;
+  version: string;
+  nodeVersion: string;
+  uptimeSeconds: number;
+  cpus: number;
+  loadAverage: number[];
+  memory: {
+    rss: number;
+    heapUsed: number;
+    heapTotal: number;
+    external: number;
+    total: number;
+  };
+  jobs: number;
+}
+
+export interface ReportRow {
+  catalogId: string;
+  version: number;
+  action: string;
+  published: boolean;
+  report: RunReport;
+  [key: string]: unknown;
+}
+
+export interface ResourceImage {
+  id: string;
+  url: string;
+  alt?: string;
+  file: string;
+  contentType: string;
+  [key: string]: unknown;
+}
+
+export interface ResourceView {
+  id: string;
+  title: string;
+  url: string;
+  files: {
+    html: string;
+    text: string;
+  };
+  images: ResourceImage[];
+  [key: string]: unknown;
+}
+
+/** The report of one run (docs/reports.md); the fields the page reads, the others are sent as well. */
+export interface RunReport {
+  node: string;
+  catalogId: string;
+  catalog: string;
+  version: number;
+  action: string;
+  startedAt: string;
+  endedAt: string;
+  elapsedMs: number;
+  produced: {
+    saved: number;
+    images: number;
+    indexed: number;
+    vectored: number;
+  };
+  urls: {
+    dispatched: number;
+    handled: number;
+    filtered: number;
+    unreachable: number;
+    duplicateContent: number;
+    failures: number;
+    unmodified: number;
+    redirected: number;
+    [key: string]: unknown;
+  };
+  rejected: Record<string, number>;
+  examples: Record<string, string>;
+  ending: {
+    reason: string;
+    fullyCrawled?: boolean;
+    published: boolean;
+    note?: string;
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
+}
+
+/** A catalog crawling now (as `status` prints it) and the job of this server that runs it, if any. */
+export interface RunningCatalog {
+  catalogId: string;
+  catalog?: string;
+  pid: number;
+  since: string;
+  where: string;
+  job: string | null;
+  counters?: Counters;
+  queued?: number;
+  pagesPerSecond?: number;
+  [key: string]: unknown;
+}
+
+export interface SearchHit {
+  id: string;
+  title: string;
+  url: string;
+  catalog: string;
+  catalogId: string;
+  version: number;
+  score: number;
+  highlights: string[];
+}
+
+export interface SearchPage {
+  mode: string;
+  results: SearchHit[];
+  total: number;
+  pageSize: number;
+  nextCursor: string | null;
+  elapsedMillis: number;
+  /** Meaning search over vectors still being written: it answered from the pages embedded so far. */
+  embedding?: {
+    pages: number;
+    embedded: number;
+    complete: number;
+    catalogs: string[];
+  };
+}
+
+export interface SignedIn {
+  token: string;
+  username: string;
+  roles: string[];
+  expiresInSeconds: number;
+}
+
+export interface Storage {
+  dataRoot: string;
+  database: {
+    kind: string;
+  };
+  files: {
+    bytes: number;
+    [key: string]: unknown;
+  };
+  system: {
+    bytes: number;
+    [key: string]: unknown;
+  };
+  index: {
+    name: string;
+    bytes: number;
+    catalogs: Array<{
+      catalogId: string;
+      documents: number;
+      bytes: number;
+      versions: Array<{
+        version: number;
+        documents: number;
+      }>;
+    }>;
+  };
+  vectors: {
+    name: string;
+    bytes: number;
+    collections: Array<{
+      collection: string;
+      dims: number;
+      points: number;
+      bytes: number;
+    }>;
+  };
+}
+
+export interface UrlList {
+  catalog: {
+    id: string;
+    name: string;
+  };
+  version: number;
+  items: UrlRow[];
+  total: number;
+}
+
+export interface UrlRow {
+  urlId: string;
+  url: string;
+  state: string;
+  outcome: string;
+  detail: string;
+  status: number | null;
+  reason: string;
+  referrer: string | null;
+  depth: number;
+  /** The redirects that led to this url, first one first. */
+  redirects: string[];
+  /** The link as it was written when url normalisation changed it (a session id, a fragment, …); null when not. */
+  foundAs: string | null;
+  fetchedAt: string | null;
+  catalogId: string;
+  version: number;
+}
+
+export interface VersionRow {
+  version: number;
+  /** serving, published, incomplete, running or empty */
+  state: string;
+  published: boolean;
+  serving: boolean;
+  saved: number;
+  images: number;
+  startedAt: string | null;
+  endedAt: string | null;
+  action: string | null;
+  search: {
+    words: boolean;
+    meaning: boolean;
+    embedding: {
+      pages: number;
+      embedded: number;
+      complete: number;
+    } | null;
+  };
+}
+
+/** The `data` of each route's answer (inside {success, message, data}), by "METHOD /path". */
+export interface ApiAnswers {
+  /** Every catalog */
+  'GET /v2/catalog': Catalog[];
+  /** Create a catalog, or update the one with this name (else url): partial settings merge with what is stored */
+  'POST /v2/catalog': Catalog;
+  /** The categories, with how many catalogs each holds */
+  'GET /v2/catalog/cats': Array<{
+    cat: string;
+    catalogs: number;
+  }>;
+  /** Catalogs crawling now, with their jobs */
+  'GET /v2/catalog/running': RunningCatalog[];
+  /** One catalog, by id or name, as `catalog show --json` prints it */
+  'GET /v2/catalog/{ref}': Catalog;
+  /** Update one catalog: partial settings merge with what is stored */
+  'PUT /v2/catalog/{ref}': Catalog;
+  /** One catalog with every setting, defaults applied */
+  'GET /v2/catalog/{ref}/details': Catalog;
+  /** Create or reuse the catalog for this page and crawl it: 202 with a job id */
+  'POST /v2/crawl/start': JobStarted;
+  /** Every job of this server, newest first */
+  'GET /v2/crawl/status': JobView[];
+  /** Stop a job gracefully: no new fetches, in-flight pages finish, nothing is published; resume continues it */
+  'POST /v2/crawl/stop': JobStarted;
+  /** Crawl the current version (async): 202 with a job id; 409 while a run holds the catalog */
+  'POST /v2/crawl/{ref}': JobStarted;
+  /** The run report of each version */
+  'GET /v2/crawl/{ref}/reports': ReportRow[];
+  /** Each version: state, published, serving, counts */
+  'GET /v2/crawl/{ref}/versions': VersionRow[];
+  /** Delete versions layer by layer (vector → index → file → db). dryRun defaults to true: nothing is deleted without dryRun=false */
+  'DELETE /v2/crawl/{ref}/versions': DeleteReport;
+  /** update | merge | rebuild | resume | replay (async, 202 with a job id), or interrupt the running job */
+  'POST /v2/crawl/{ref}/{verb}': JobStarted;
+  /** Sign in: answers a token to send as Authorization: Bearer <token> */
+  'POST /v2/login': SignedIn;
+  /** This node: process, memory, cpu, running jobs */
+  'GET /v2/node': NodeView;
+  /** One saved page: its row, its pictures, and where its files are served */
+  'GET /v2/resource/{id}': ResourceView;
+  /** Search by words (default) or meaning; a blank q lists what was kept */
+  'GET /v2/search': SearchPage;
+  /** Search by meaning (the same as mode=meaning) */
+  'GET /v2/search/semantic': SearchPage;
+  /** This node's settings, secrets masked */
+  'GET /v2/settings': Record<string, unknown>;
+  /** One job: state queued | running | done | failed | stopped, live counters, and the run report once ended */
+  'GET /v2/status/{jobId}': JobView;
+  /** What each store holds, and its size on disk */
+  'GET /v2/storage': Storage;
+  /** The url ledger of a version: every url dispatched, its state and why it ended as it did */
+  'GET /v2/urls': UrlList;
+  /** One url of the ledger by its id (the resource id) */
+  'GET /v2/urls/{id}': UrlRow & {
+    /** Why it ended as it did, in one sentence. */
+    explanation: string;
+  };
+}
+
+/** The JSON body each route takes, by "METHOD /path". */
+export interface ApiBodies {
+  'POST /v2/catalog': {
+    name?: string;
+    url?: string;
+    startUrl?: string;
+    settings?: CatalogSettings;
+    id?: string;
+    indexVersion?: number;
+    searchVersion?: number;
+    runningState?: string;
+    createdAt?: string;
+    updatedAt?: string;
+  };
+  'PUT /v2/catalog/{ref}': {
+    name?: string;
+    url?: string;
+    startUrl?: string;
+    settings?: CatalogSettings;
+    id?: string;
+    indexVersion?: number;
+    searchVersion?: number;
+    runningState?: string;
+    createdAt?: string;
+    updatedAt?: string;
+  };
+  'POST /v2/crawl/start': {
+    crawlPage: string;
+    maxDepth?: number;
+    /** catalog id or name */
+    name?: string;
+  };
+  'POST /v2/crawl/stop': {
+    /** catalog id or name */
+    catalog?: string;
+    jobId?: string;
+  } | null;
+  'POST /v2/crawl/{ref}': {
+    settings?: CatalogSettings;
+    forcePublish?: boolean;
+    version?: number;
+    layers?: Array<'file' | 'index' | 'vector'>;
+  } | null;
+  'POST /v2/crawl/{ref}/{verb}': {
+    settings?: CatalogSettings;
+    forcePublish?: boolean;
+    version?: number;
+    layers?: Array<'file' | 'index' | 'vector'>;
+  } | null;
+  'POST /v2/limits': {
+    /** catalog id or name */
+    catalog: string;
+    depthLimit: number;
+  };
+  'POST /v2/login': {
+    username: string;
+    password: string;
+  };
+  'POST /v2/seed/urls': {
+    /** catalog id or name */
+    catalog: string;
+    urls: string[];
+  };
+}
