@@ -21,7 +21,9 @@ import { jobRoutes } from './routes/job-routes.js';
 import { resourceRoutes } from './routes/resource-routes.js';
 import { searchRoutes } from './routes/search-routes.js';
 import { systemRoutes } from './routes/system-routes.js';
+import { maskUrlsDeep } from './secrets.js';
 import { endAllStreams } from './sse.js';
+import { installStrictInput } from './strict-input.js';
 import { registerWeb } from './web.js';
 
 export { API_VERSION } from './api-version.js';
@@ -94,7 +96,20 @@ export async function buildApp(gf: Greenfinger, options: ApiOptions = {}): Promi
   });
   await app.register(swaggerUi, { routePrefix: '/v2/docs', staticCSP: true, uiConfig: { docExpansion: 'list' } });
   installAccess(app, auth);
+  installStrictInput(app);
   app.addHook('onClose', async () => endAllStreams());
+  // The support role reads everything but credentials: a url's password (and `?password=` values) is masked.
+  app.addHook('preSerialization', async (req, _reply, payload) =>
+    req.principal?.role === 'support' ? maskUrlsDeep(payload) : payload,
+  );
+  // An answer of the API is about the moment it is asked: no cache (a proxy's or the browser's) keeps it.
+  app.addHook('onSend', async (req, reply, payload) => {
+    const type = String(reply.getHeader('content-type') ?? '');
+    if (req.url.startsWith('/v2/') && type.startsWith('application/json') && !reply.hasHeader('cache-control')) {
+      void reply.header('cache-control', 'no-store');
+    }
+    return payload;
+  });
 
   app.get(
     '/v2/openapi.json',
