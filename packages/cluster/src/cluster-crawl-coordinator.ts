@@ -33,7 +33,12 @@ export interface ClusterCoordinatorOptions {
   /** Buckets of the run's seen set (the run's STARTED message says how many). */
   buckets: number;
   log: Logger;
-  /** Stream entries held in the local frontier at most (read ahead of the workers). @default 64 */
+  /** This member's worker threads in the run (`--threads`, else the catalog's). @default 16 */
+  threads?: number;
+  /**
+   * Stream entries held at most: read ahead into the local frontier, being fetched, or waiting for the commit that
+   * acknowledges them. Of them only the threads' leases can have been fetched (RevocableFrontier). @default 2 × threads
+   */
   window?: number;
   /** The completion state is read from Redis at most this often. @default 100 */
   checkEveryMs?: number;
@@ -44,7 +49,10 @@ export interface ClusterCoordinatorOptions {
  * `catalogId|version|url` over the run's live members, through the owner's Redis stream — its own urls too, so the
  * stream's pending entries are exactly the urls a member accepted and has not finished, and nothing is lost with a
  * member that dies (another member re-homes its stream). A consumer loop reads the member's stream into its local
- * frontier, a window at a time; an entry is acknowledged and deleted in the commit that records its page.
+ * frontier, up to a window of twice the member's threads; an entry is acknowledged and deleted in the commit that
+ * records its page, which frees its place in the window. The frontier hands out at most `threads` entries not yet
+ * acknowledged, so a member that dies leaves at most that many pages fetched and not recorded: the pages fetched
+ * twice (the rest of its window was never fetched, and is fetched once by the members it is re-homed to).
  *
  * A url is sent once per run: the run's seen set (Redis intsets of 63-bit url hashes) is checked in the same script
  * that appends to the owner's stream, so a link found by three members is streamed once, even while members join or
@@ -70,6 +78,8 @@ export class ClusterCrawlCoordinator implements CrawlCoordinator {
   #lastCheck = 0;
   #lastState: RunState | undefined;
   #checking: Promise<RunState> | undefined;
+  /** Wakes the consumer loop waiting for room in the window. */
+  #roomFreed: (() => void) | undefined;
   /** Entries read from the stream (for the report). */
   received = 0;
   /** Entries that arrived for a url already queued here during the run, settled without a fetch. */
@@ -85,7 +95,7 @@ export class ClusterCrawlCoordinator implements CrawlCoordinator {
     this.#streams = new CrawlStreams(options.redis);
     this.#own = options.run.stream(options.node);
     this.#log = options.log.child({ component: 'cluster-coordinator', node: options.node });
-    this.#window = options.window ?? 64;
+    this.#window = Math.max(1, options.window ?? 2 * (options.threads ?? 16));
     this.#checkEveryMs = options.checkEveryMs ?? 100;
   }
 
@@ -117,6 +127,8 @@ export class ClusterCrawlCoordinator implements CrawlCoordinator {
     args.push(...ids);
     const added = ((await DISPATCH.run(o.redis, keys, args)) as number[]).map((x) => Number(x) === 1);
     this.#seeded = true;
+    // Acknowledged in Redis: their places in the window are free for the next read.
+    if (ids.length > 0) this.#roomFreed?.();
     const { checkpoint } = commit;
     await this.#frontier.commit({
       ...commit,
@@ -194,7 +206,7 @@ export class ClusterCrawlCoordinator implements CrawlCoordinator {
     while (!this.#closed && !this.#ended) {
       const room = this.#window - this.#held.size;
       if (room <= 0) {
-        await sleep(20);
+        await this.#room(200);
         continue;
       }
       try {
@@ -206,6 +218,19 @@ export class ClusterCrawlCoordinator implements CrawlCoordinator {
         await sleep(500);
       }
     }
+  }
+
+  /** Until a commit acknowledges some held entries, at most `ms`. */
+  #room(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const freed = () => {
+        clearTimeout(timer);
+        if (this.#roomFreed === freed) this.#roomFreed = undefined;
+        resolve();
+      };
+      const timer = setTimeout(freed, ms);
+      this.#roomFreed = freed;
+    });
   }
 
   /**

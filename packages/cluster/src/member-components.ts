@@ -119,8 +119,9 @@ export function memberComponents(d: MemberComponentsDeps): GreenfingerComponents
       // A cluster run starts from the streams; the index and vector writes a stopped run of this version still owes
       // stay, and this run's engine writes them from the files.
       if (d.takeFresh(ctx.catalog.id, ctx.version)) await frontier.clear({ keepJournal: OWED_JOURNAL_PREFIXES });
-      // Urls re-homed while this member was taken for dead are taken out of it (cluster-crawl-coordinator.ts).
-      return new RevocableFrontier(frontier);
+      // At most the run's threads handed out unacknowledged (the pages a member's death leaves fetched twice), and
+      // urls re-homed while this member was taken for dead taken out of it (cluster-crawl-coordinator.ts).
+      return new RevocableFrontier(frontier, { leases: ctx.catalog.settings.threads });
     },
   };
 }

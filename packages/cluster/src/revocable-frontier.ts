@@ -1,22 +1,34 @@
 import type { ClearOptions, CrawlFrontier, FrontierCommit, FrontierEntry, LeasedEntry } from '@greenfinger/core';
 
 /**
- * A member's frontier of a cluster run, with urls that are no longer its own taken out. When a member was taken for
- * dead (a stall longer than its heartbeat), the leader re-homed its stream: the entries it had read ahead into this
- * frontier now belong to other members, who fetch them. On waking, its coordinator finds which (revalidate) and
- * revokes them here: a revoked url is acknowledged as it comes out of the queue, never handed to a worker, so only the
- * pages that were already in flight are fetched twice.
+ * A member's frontier of a cluster run: at most `leases` urls handed out and not yet acknowledged, and urls that are
+ * no longer its own taken out.
+ *
+ * - **Leases.** A url handed to a worker stays pending in the member's stream until the commit that records its page
+ *   acknowledges it (cluster-crawl-coordinator.ts). A member killed then has its pending entries re-homed, and every
+ *   one it had fetched is fetched again by another member. So no more than `leases` (the run's threads) are out at
+ *   once: a poll beyond them answers nothing until a commit acknowledges some (the engine commits at once when a
+ *   worker finds nothing), and the pages fetched twice after a member's death are at most its threads.
+ * - **Revoked urls.** When a member was taken for dead (a stall longer than its heartbeat), the leader re-homed its
+ *   stream: the entries it had read ahead into this frontier now belong to other members, who fetch them. On waking,
+ *   its coordinator finds which (revalidate) and revokes them here: a revoked url is acknowledged as it comes out of
+ *   the queue, never handed to a worker, so only the pages that were already in flight are fetched twice.
  */
 export class RevocableFrontier implements CrawlFrontier {
   readonly #inner: CrawlFrontier;
+  /** Urls handed out and not acknowledged at most (the run's threads). */
+  readonly leases: number;
   readonly #revoked = new Set<string>();
+  /** The last poll: the next waits for it. */
+  #turn: Promise<unknown> = Promise.resolve();
   /** While set, polls wait for it (the member is checking what is still its own). */
   #gate: Promise<void> | undefined;
   /** Urls taken out when polled, for the report. */
   skipped = 0;
 
-  constructor(inner: CrawlFrontier) {
+  constructor(inner: CrawlFrontier, options: { leases?: number } = {}) {
     this.#inner = inner;
+    this.leases = Math.max(1, options.leases ?? Number.POSITIVE_INFINITY);
   }
 
   /** Take these urls out of the queue (they are acknowledged when they come out of it). */
@@ -43,9 +55,18 @@ export class RevocableFrontier implements CrawlFrontier {
     };
   }
 
-  async poll(): Promise<LeasedEntry | undefined> {
+  /** One poll at a time, so the leases counted are the inner frontier's own (it takes a lease after an await). */
+  poll(): Promise<LeasedEntry | undefined> {
+    const polled = this.#turn.then(() => this.#poll());
+    this.#turn = polled.catch(() => undefined);
+    return polled;
+  }
+
+  async #poll(): Promise<LeasedEntry | undefined> {
     if (this.#gate) await this.#gate;
     for (;;) {
+      // Every lease taken: nothing until a commit acknowledges one (the worker asking commits and waits for it).
+      if (this.#inner.inFlight() >= this.leases) return undefined;
       const entry = await this.#inner.poll();
       if (!entry || !this.#revoked.delete(entry.url)) return entry;
       // Out of the queue, and not "handled here": should its entry come back to this member (a ring that moved

@@ -85,6 +85,7 @@ export async function takePart(
           catalogId,
           version: info.version,
           buckets: info.buckets,
+          threads: ctx.threads ?? info.catalog.settings.threads,
           log,
         });
         return coordinator;
