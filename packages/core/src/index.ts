@@ -1,5 +1,6 @@
 export type * from './acceptors/acceptor.js';
 export * from './acceptors/index.js';
+export * from './admin/index.js';
 export * from './compose/index.js';
 export * from './config.js';
 export type * from './content/content-extractor.js';
@@ -24,6 +25,7 @@ export * from './model.js';
 export * from './outcomes.js';
 export * from './outputs/index.js';
 export * from './registry.js';
+export * from './runs/index.js';
 export * from './services/index.js';
 export type * from './storage/blob-store.js';
 export * from './storage/index.js';

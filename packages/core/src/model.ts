@@ -31,6 +31,13 @@ export interface Catalog {
   updatedAt: string;
 }
 
+/** How a command names a catalog: exactly one of id, name or url. */
+export interface CatalogRef {
+  id?: string | undefined;
+  name?: string | undefined;
+  url?: string | undefined;
+}
+
 export interface ResourceRow {
   id: string;
   catalogId: string;

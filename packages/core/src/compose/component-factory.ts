@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { type AdminWriter, LocalAdminWriter } from '../admin/admin-writer.js';
 import type { Settings } from '../config.js';
 import { LevelUrlFilter } from '../dedup/level-url-filter.js';
 import type { ContentDedupFilter, ExistingUrlPathFilter } from '../dedup/url-filter.js';
@@ -12,9 +13,8 @@ import { PublishedCatalogs } from '../index/catalog-registry.js';
 import type { SearchIndex } from '../index/search-index.js';
 import { SqliteFtsIndex } from '../index/sqlite-fts-index.js';
 import { DataLayout } from '../layout.js';
-import { type AdminWriter, LocalAdminWriter } from '../services/admin-writer.js';
-import type { CrawlRunner } from '../services/crawl-runner.js';
-import { LocalRunRegistry, type RunRegistry } from '../services/run-registry.js';
+import type { CrawlRunner } from '../runs/crawl-runner.js';
+import { LocalRunRegistry, type RunRegistry } from '../runs/run-registry.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { createRecordDatabase } from '../storage/create-record-database.js';
 import { LocalBlobStore } from '../storage/local-blob-store.js';

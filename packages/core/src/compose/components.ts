@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { AcceptorContext, Candidate, UrlPathAcceptor, Verdict } from '../acceptors/acceptor.js';
+import type { AdminWriter } from '../admin/admin-writer.js';
 import type { Settings } from '../config.js';
 import type { ContentExtractor } from '../content/content-extractor.js';
 import type { ContentDedupFilter, ExistingUrlPathFilter } from '../dedup/url-filter.js';
@@ -18,9 +19,8 @@ import type { SearchIndex } from '../index/search-index.js';
 import type { DataLayout } from '../layout.js';
 import type { Catalog, CrawlAction } from '../model.js';
 import type { OutputChannel } from '../outputs/output-channel.js';
-import type { AdminWriter } from '../services/admin-writer.js';
-import type { CrawlRunner } from '../services/crawl-runner.js';
-import type { RunRegistry } from '../services/run-registry.js';
+import type { CrawlRunner } from '../runs/crawl-runner.js';
+import type { RunRegistry } from '../runs/run-registry.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { CatalogStore, RecordDatabase, ResourceRecordStore } from '../storage/record-store.js';
 import type { VectorStoreFamily } from '../vector/vector-store.js';

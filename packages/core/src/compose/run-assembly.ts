@@ -4,6 +4,7 @@ import { createAcceptorChain } from '../acceptors/acceptor-chain.js';
 import { deletedUrls, refuseDeleted } from '../acceptors/deleted-urls.js';
 import { HttpRobotsProvider } from '../acceptors/robots.js';
 import { discoverSitemapUrls } from '../acceptors/sitemap.js';
+import { PageRemoval } from '../admin/page-removal.js';
 import type { ExtractedContent } from '../content/content-extractor.js';
 import { contentExtractorRegistry, isBuiltInContentExtractor } from '../content/content-extractors.js';
 import { ExtractPool } from '../content/extract-pool.js';
@@ -27,8 +28,7 @@ import { FileOutputChannel } from '../outputs/file-output-channel.js';
 import { IndexOutputChannel } from '../outputs/index-output-channel.js';
 import type { OutputChannel } from '../outputs/output-channel.js';
 import { VectorOutputChannel } from '../outputs/vector-output-channel.js';
-import { fetchTimings } from '../services/fetch-timings.js';
-import { PageRemoval } from '../services/page-removal.js';
+import { fetchTimings } from '../runs/fetch-timings.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { filePathOf, isFileUrl } from '../url/file-url.js';
 import { normalizeUrl } from '../url/normalize.js';
@@ -232,7 +232,7 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
   const documents = assembleDocuments(f, catalog);
   politeness = assemblePoliteness(f, ctx, robots);
   const inflight = new InflightStore(join(f.layout.system, 'inflight', catalog.id, `v${version}`));
-  const removal = new PageRemoval({ factory: f, catalog, version, urlFilter, contentDedup });
+  const removal = new PageRemoval({ stores: f, catalog, version, urlFilter, contentDedup });
   const deps: CrawlEngineDeps = {
     catalog,
     version,

@@ -1,23 +1,18 @@
 import { existsSync } from 'node:fs';
 import type { Verdict } from '../acceptors/acceptor.js';
 import { startUrlPrefix } from '../acceptors/start-url-prefix.js';
+import type { AdminWriter } from '../admin/admin-writer.js';
 import { registries } from '../compose/registries.js';
 import { resolveCatalogSettings } from '../config.js';
 import { ConfigError, CrawlerError } from '../errors.js';
 import { ids, isUuid } from '../ids.js';
-import type { Catalog, CatalogSettings } from '../model.js';
+import type { Catalog, CatalogRef, CatalogSettings } from '../model.js';
 import type { CatalogStore } from '../storage/record-store.js';
 import { filePathOf, folderCatalogName, isFileUrl } from '../url/file-url.js';
 import { parseUserUrl } from '../url/parse-user-url.js';
-import type { AdminWriter } from './admin-writer.js';
 import { scopedSeeds } from './job-seeds.js';
 
-/** How a command names a catalog: exactly one of id, name or url. */
-export interface CatalogRef {
-  id?: string | undefined;
-  name?: string | undefined;
-  url?: string | undefined;
-}
+export type { CatalogRef } from '../model.js';
 
 /** What a crawl verb names: a catalog, and for `crawl` what a new one is made of. */
 export interface CatalogRequest extends CatalogRef {

@@ -1,61 +1,25 @@
+import { optimizeVersion } from '../admin/optimize-version.js';
+import { pruneTargets } from '../admin/version-eraser.js';
 import type { ComponentFactory } from '../compose/component-factory.js';
 import type { RunContext } from '../compose/components.js';
 import { assembleCrawl, type CrawlParts, openFrontier } from '../compose/run-assembly.js';
 import { maskedSettings } from '../config.js';
-import type { CounterSnapshot } from '../engine/counters.js';
-import { type CrawlCoordinator, LocalCrawlCoordinator } from '../engine/crawl-coordinator.js';
+import { LocalCrawlCoordinator } from '../engine/crawl-coordinator.js';
 import { CrawlEngine, type CrawlResult } from '../engine/crawl-engine.js';
 import { buildRunReport, reportStamp } from '../engine/run-report.js';
 import { reportOf } from '../error-table.js';
 import { CrawlerError } from '../errors.js';
 import type { CrawlFrontier } from '../frontier/frontier.js';
 import { keys } from '../layout.js';
-import type { Catalog, CatalogSettings, CrawlAction, RunReport } from '../model.js';
+import type { Catalog, RunReport } from '../model.js';
+import type { CrawlProgress, CrawlRequest, CrawlVerb } from '../runs/crawl-runner.js';
+import type { RunHandle, RunInfo } from '../runs/run-registry.js';
 import type { CatalogRef, CatalogService } from './catalog-service.js';
-import { optimizeVersion } from './optimize-version.js';
 import { OrphanStep, orphansLine } from './orphans.js';
 import { layerGaps, servedPages, siteWithheld, unrank, withheldPublish } from './publish-decision.js';
-import type { RunHandle, RunInfo } from './run-registry.js';
-import { pruneTargets } from './version-eraser.js';
-import { type EmbeddingProgress, WordsFirstPublisher } from './words-first.js';
+import { WordsFirstPublisher } from './words-first.js';
 
-export type CrawlVerb = Extract<CrawlAction, 'crawl' | 'update' | 'merge' | 'rebuild' | 'resume'>;
-
-export interface CrawlRequest extends CatalogRef {
-  /** With `url`: where fetching begins, when the catalog is created. */
-  startUrl?: string | undefined;
-  /** @default 'crawl' */
-  action?: CrawlVerb | undefined;
-  /** Settings for this catalog, stored on it (e.g. from CLI flags). */
-  settings?: Partial<CatalogSettings> | undefined;
-  /** Abort = external stop: in-flight pages finish, nothing is published, the frontier is kept. */
-  signal?: AbortSignal | undefined;
-  onProgress?: ((progress: CrawlProgress) => void) | undefined;
-  /** @default 500 */
-  progressIntervalMs?: number | undefined;
-  /** Told once the catalog is resolved or created (before fetching starts). */
-  onStart?: ((info: { catalog: Catalog; version: number; created: boolean; embedding?: string }) => void) | undefined;
-  /** Replace the coordinator for this run (a cluster). Default: the component's, else the local frontier. */
-  coordinator?: ((frontier: CrawlFrontier) => CrawlCoordinator) | undefined;
-  /** Publish even a version with far fewer pages than the one serving (the catalog's `minPublishRatio`). */
-  forcePublish?: boolean | undefined;
-  /** The version to write instead of the one the action picks (a cluster's members write the one its leader opened). */
-  version?: number | undefined;
-  /** Worker threads of this run only, instead of the catalog's (a cluster node's `--threads`); not stored. */
-  threads?: number | undefined;
-}
-
-export interface CrawlProgress {
-  catalog: string;
-  action: CrawlVerb;
-  version: number;
-  counters: CounterSnapshot;
-  queued: number;
-  active: number;
-  pagesPerSecond: number;
-  /** The vector layer's progress and rate: pages with a vector, complete, chunks/s (absent without vectors). */
-  embedding?: EmbeddingProgress | undefined;
-}
+export type { CrawlProgress, CrawlRequest, CrawlVerb } from '../runs/crawl-runner.js';
 
 /** A run in progress, as `status` reports it. */
 export interface RunStatus extends Partial<CrawlProgress> {

@@ -1,6 +1,7 @@
 import type { Verdict } from '../acceptors/acceptor.js';
 import { domainScope } from '../acceptors/domain-scope.js';
 import { startUrlPrefix } from '../acceptors/start-url-prefix.js';
+import type { UrlLayerCount } from '../admin/url-eraser.js';
 import type { ComponentFactory } from '../compose/component-factory.js';
 import type { CrawlEngine, InFlightUrl } from '../engine/crawl-engine.js';
 import { ConfigError, CrawlerError } from '../errors.js';
@@ -12,7 +13,6 @@ import { LEDGER_STATES, type LedgerRow, type LedgerState } from '../storage/reco
 import { normalizeUrl } from '../url/normalize.js';
 import { parseUserUrl } from '../url/parse-user-url.js';
 import type { CatalogRef, CatalogService } from './catalog-service.js';
-import type { UrlLayerCount } from './url-eraser.js';
 import { assertNotRunning } from './version-service.js';
 
 /** A catalog as the ledger's answers name it. */

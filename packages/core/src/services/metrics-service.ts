@@ -1,9 +1,9 @@
 import type { ComponentFactory } from '../compose/component-factory.js';
-import { fetchTimings } from './fetch-timings.js';
+import { fetchTimings } from '../runs/fetch-timings.js';
+import { MetricsText } from '../runs/metrics-format.js';
 import type { Job, JobService, JobState } from './job-service.js';
-import { MetricsText } from './metrics-format.js';
 
-export { PROMETHEUS_CONTENT_TYPE } from './metrics-format.js';
+export { PROMETHEUS_CONTENT_TYPE } from '../runs/metrics-format.js';
 
 const JOB_STATES: readonly JobState[] = ['queued', 'running', 'done', 'failed', 'stopped'];
 

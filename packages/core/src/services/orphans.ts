@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { PageRemoval } from '../admin/page-removal.js';
 import type { OrphanStrategy } from '../config.js';
 import type { ExistingUrlPathFilter } from '../dedup/url-filter.js';
 import type { SessionEnd, SessionEndEntry } from '../engine/crawl-engine.js';
@@ -6,7 +7,6 @@ import type { CrawlFrontier } from '../frontier/frontier.js';
 import type { Catalog, CrawlAction, OrphanReport } from '../model.js';
 import { Outcome } from '../outcomes.js';
 import type { ResourceRecordStore, UrlLedgerStore } from '../storage/record-store.js';
-import type { PageRemoval } from './page-removal.js';
 import { UrlHashSet } from './url-hash-set.js';
 
 /** Resource rows read at a time while the version is compared with the urls the session reached. */

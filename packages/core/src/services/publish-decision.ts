@@ -1,9 +1,9 @@
+import { eraseVersions } from '../admin/version-eraser.js';
 import type { ComponentFactory } from '../compose/component-factory.js';
 import type { CrawlParts } from '../compose/run-assembly.js';
 import type { CrawlResult } from '../engine/crawl-engine.js';
 import { reportOf } from '../error-table.js';
 import type { Catalog, CrawlAction, LayerGap, PublishWithheld, RunReport } from '../model.js';
-import { eraseVersions } from './version-eraser.js';
 
 /** The version serving now and its pages, before the run changes anything. */
 export async function servedPages(

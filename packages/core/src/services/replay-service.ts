@@ -1,3 +1,4 @@
+import { optimizeVersion } from '../admin/optimize-version.js';
 import type { ComponentFactory } from '../compose/component-factory.js';
 import type { RunContext } from '../compose/components.js';
 import { assembleDocuments } from '../compose/document-assembly.js';
@@ -19,9 +20,8 @@ import type { Catalog, ImageRow, OutputLayer, ResourceRow } from '../model.js';
 import { IndexOutputChannel } from '../outputs/index-output-channel.js';
 import type { CrawledPage, OutputChannel } from '../outputs/output-channel.js';
 import type { VectorOutputChannel } from '../outputs/vector-output-channel.js';
+import type { RunHandle } from '../runs/run-registry.js';
 import type { CatalogRef, CatalogService } from './catalog-service.js';
-import { optimizeVersion } from './optimize-version.js';
-import type { RunHandle } from './run-registry.js';
 import { assertNotRunning } from './version-service.js';
 
 export type ReplayLayer = OutputLayer;

@@ -1,15 +1,15 @@
+import {
+  DELETE_ORDER,
+  type DeleteLayer,
+  type DeleteReport,
+  existingVersions,
+  pruneTargets,
+} from '../admin/version-eraser.js';
 import type { ComponentFactory } from '../compose/component-factory.js';
 import { ConfigError, CrawlerError } from '../errors.js';
 import { meaningVersionOf } from '../index/catalog-registry.js';
 import type { Catalog, CrawlAction } from '../model.js';
 import type { CatalogRef, CatalogService } from './catalog-service.js';
-import {
-  DELETE_ORDER,
-  type DeleteLayer,
-  type DeleteResultRow,
-  existingVersions,
-  pruneTargets,
-} from './version-eraser.js';
 
 /**
  * serving: search reads it · published: a run of it ended normally, search reads another · incomplete: its last
@@ -49,7 +49,7 @@ export interface VersionSearch {
   embedding: { pages: number; embedded: number; complete: number } | null;
 }
 
-export { DELETE_ORDER, type DeleteLayer, type DeleteResultRow } from './version-eraser.js';
+export { DELETE_ORDER, type DeleteLayer, type DeleteReport, type DeleteResultRow } from '../admin/version-eraser.js';
 
 export interface DeleteOptions {
   /** Delete this one version. */
@@ -66,19 +66,6 @@ export interface DeleteOptions {
   force?: boolean | undefined;
   /** With `all`: also remove the catalog's index directory, its asset folder and its entry in catalogs.json. */
   purge?: boolean | undefined;
-}
-
-export interface DeleteReport {
-  catalogId: string;
-  catalog: string;
-  dryRun: boolean;
-  /** The versions the walk covered. */
-  versions: number[];
-  layers: DeleteLayer[];
-  results: DeleteResultRow[];
-  /** The catalog's searchVersion after the delete (-1 = nothing served). */
-  searchVersion: number;
-  purged: boolean;
 }
 
 /**

@@ -1,36 +1,23 @@
 import type { Logger } from 'pino';
+import type { MeaningPublication } from '../admin/admin-writer.js';
+import { optimizeVersion } from '../admin/optimize-version.js';
+import { pruneTargets } from '../admin/version-eraser.js';
 import type { ComponentFactory } from '../compose/component-factory.js';
 import type { CrawlParts } from '../compose/run-assembly.js';
 import { LocalCrawlCoordinator } from '../engine/crawl-coordinator.js';
 import type { CrawlResult } from '../engine/crawl-engine.js';
 import { type EmbeddingState, meaningVersionOf } from '../index/catalog-registry.js';
 import type { Catalog, CrawlAction, RunReport } from '../model.js';
-import type { MeaningPublication } from './admin-writer.js';
-import { optimizeVersion } from './optimize-version.js';
+import type { EmbeddingProgress } from '../runs/crawl-runner.js';
 import { withheldPublish } from './publish-decision.js';
-import { pruneTargets } from './version-eraser.js';
+
+export type { EmbeddingProgress } from '../runs/crawl-runner.js';
 
 /** How often the registry's embedding counts are brought up to date while the vectors are written. */
 const UPDATE_MS = 1000;
 
 /** When a run's version became searchable, in ms from the run's start (`RunReport.searchable`); null = not (yet). */
 export type SearchableTimes = NonNullable<RunReport['searchable']>;
-
-/** The embedding progress of a run, as the progress line and `status` show it (`CrawlProgress.embedding`). */
-export interface EmbeddingProgress {
-  /** `fetching` while pages are still fetched; `vectors` once the fetch ended and the run writes the vectors left. */
-  phase: 'fetching' | 'vectors';
-  /** Pages this run gave the vector layer. */
-  pages: number;
-  /** Of them, pages with a vector (meaning search finds them). */
-  embedded: number;
-  /** Of them, pages with all their vectors. */
-  complete: number;
-  /** Chunks embedded by this run. */
-  chunks: number;
-  /** Chunks embedded per second, lately. */
-  chunksPerSecond: number;
-}
 
 export interface WordsFirstOptions {
   factory: ComponentFactory;

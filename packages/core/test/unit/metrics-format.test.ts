@@ -6,7 +6,7 @@ import {
   formatValue,
   Histogram,
   MetricsText,
-} from '../../src/services/metrics-format.js';
+} from '../../src/runs/metrics-format.js';
 
 /** The Prometheus text exposition format 0.0.4, as MetricsService writes it. */
 describe('metrics text format', () => {

@@ -1,8 +1,8 @@
-import type { ComponentFactory } from '../compose/component-factory.js';
 import type { ContentDedupFilter, ExistingUrlPathFilter } from '../dedup/url-filter.js';
 import type { Catalog, ResourceRow } from '../model.js';
 import { Outcome } from '../outcomes.js';
 import type { LedgerRow } from '../storage/record-store.js';
+import type { NodeStores } from './node-stores.js';
 import { erasePage } from './url-eraser.js';
 
 /**
@@ -14,7 +14,7 @@ export type RemovalCause = 'gone' | 'orphan';
 
 /** What {@link PageRemoval} works with: the run's catalog version and its dedup stores. */
 export interface PageRemovalDeps {
-  factory: ComponentFactory;
+  stores: NodeStores;
   catalog: Catalog;
   version: number;
   urlFilter: ExistingUrlPathFilter;
@@ -52,7 +52,7 @@ export class PageRemoval {
    * @throws CrawlerError STORAGE naming the layer that failed (the layers before it are done; run again to finish)
    */
   async remove(resource: ResourceRow, cause: RemovalCause, now = new Date().toISOString()): Promise<void> {
-    const { factory: f, catalog, version } = this.#d;
+    const { stores: f, catalog, version } = this.#d;
     const text = resource.textPath ? await f.blobs.getText(resource.textPath).catch(() => undefined) : undefined;
     await erasePage(f, { catalogId: catalog.id, version, id: resource.id, url: resource.url, resource }, false);
     if (text !== undefined) await this.#d.contentDedup.forget(catalog.id, version, text);

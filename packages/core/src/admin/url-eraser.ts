@@ -1,7 +1,7 @@
-import type { ComponentFactory } from '../compose/component-factory.js';
 import { CrawlerError, errorMessage } from '../errors.js';
 import type { ResourceRow } from '../model.js';
 import type { LedgerRow } from '../storage/record-store.js';
+import type { NodeStores } from './node-stores.js';
 import { DELETE_ORDER, type DeleteLayer } from './version-eraser.js';
 
 /** What one layer held of one url's page (or, on a dry run, holds). */
@@ -19,7 +19,7 @@ export interface UrlLayerCount {
  * @throws CrawlerError STORAGE naming the layer that failed
  */
 export async function eraseUrl(
-  f: ComponentFactory,
+  f: NodeStores,
   row: LedgerRow,
   dryRun: boolean,
   now = new Date().toISOString(),
@@ -57,7 +57,7 @@ export interface ErasedPage {
  * @throws CrawlerError STORAGE naming the layer that failed (the layers before it are done)
  */
 export async function erasePage(
-  f: ComponentFactory,
+  f: NodeStores,
   page: ErasedPage,
   dryRun: boolean,
   only: readonly DeleteLayer[] = DELETE_ORDER,

@@ -1,10 +1,10 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ComponentFactory } from '../compose/component-factory.js';
 import { CrawlerError } from '../errors.js';
 import { type EmbeddingState, meaningVersionOf } from '../index/catalog-registry.js';
 import type { Catalog, RunningState } from '../model.js';
 import type { LedgerRow, UserRow } from '../storage/record-store.js';
+import type { NodeStores } from './node-stores.js';
 import { eraseUrl, type UrlLayerCount } from './url-eraser.js';
 import { DELETE_ORDER, type DeleteLayer, type DeleteResultRow, eraseVersions, pruneTargets } from './version-eraser.js';
 
@@ -114,12 +114,12 @@ export type PublishedMeaning = MeaningPublication | 'complete' | 'keep';
 
 /** The administrative writer of one node: every write is a method call on this node's stores. */
 export class LocalAdminWriter implements AdminWriter {
-  readonly #f: ComponentFactory;
+  readonly #f: NodeStores;
   /** The read-then-write operations of each catalog, one after the other (the last one queued, by catalog id). */
   readonly #queues = new Map<string, Promise<unknown>>();
 
-  constructor(factory: ComponentFactory) {
-    this.#f = factory;
+  constructor(stores: NodeStores) {
+    this.#f = stores;
   }
 
   async #store() {

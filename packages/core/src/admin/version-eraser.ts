@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ComponentFactory } from '../compose/component-factory.js';
 import { errorMessage } from '../errors.js';
 import { keys } from '../layout.js';
 import type { Catalog } from '../model.js';
+import type { NodeStores } from './node-stores.js';
 
 /** Layers in the order a delete walks them: the reverse of the write order, then the database. */
 export type DeleteLayer = 'vector' | 'index' | 'file' | 'db';
@@ -21,13 +21,27 @@ export interface DeleteResultRow {
   note?: string;
 }
 
+/** What a deletion of versions did (or, on a dry run, would do), layer by layer. */
+export interface DeleteReport {
+  catalogId: string;
+  catalog: string;
+  dryRun: boolean;
+  /** The versions the walk covered. */
+  versions: number[];
+  layers: DeleteLayer[];
+  results: DeleteResultRow[];
+  /** The catalog's searchVersion after the delete (-1 = nothing served). */
+  searchVersion: number;
+  purged: boolean;
+}
+
 type Erase = (catalogId: string, version: number, dryRun: boolean) => Promise<{ count: number; bytes: number }>;
 
 /**
  * Versions that exist in any form: rows in the database, a settings.json in the file layer, the one being written
  * and the one served. Ascending.
  */
-export async function existingVersions(f: ComponentFactory, catalog: Catalog): Promise<number[]> {
+export async function existingVersions(f: NodeStores, catalog: Catalog): Promise<number[]> {
   const db = await f.database();
   const found = new Set(await db.resources.versions(catalog.id));
   for (let v = 0; v <= catalog.indexVersion; v++) {
@@ -43,7 +57,7 @@ export async function existingVersions(f: ComponentFactory, catalog: Catalog): P
  * (unless `keepMeaning` is false) the one meaning search reads while the served version's vectors are incomplete.
  */
 export async function pruneTargets(
-  f: ComponentFactory,
+  f: NodeStores,
   catalog: Catalog,
   options: { keepMeaning?: boolean } = {},
 ): Promise<number[]> {
@@ -58,7 +72,7 @@ export async function pruneTargets(
 }
 
 /** Each layer's eraser, through its store family: the vector family, the index, the blob store, the records. */
-function erasers(f: ComponentFactory, layers: readonly DeleteLayer[]): Array<[DeleteLayer, Erase]> {
+function erasers(f: NodeStores, layers: readonly DeleteLayer[]): Array<[DeleteLayer, Erase]> {
   const byLayer: Record<DeleteLayer, Erase> = {
     vector: async (catalogId, version, dryRun) => ({
       count: await f.vectorFamily().deleteVersion(catalogId, version, dryRun),
@@ -97,7 +111,7 @@ function erasers(f: ComponentFactory, layers: readonly DeleteLayer[]): Array<[De
  * stops the walk (what follows it is kept, so the delete can be run again).
  */
 export async function eraseVersions(
-  f: ComponentFactory,
+  f: NodeStores,
   catalog: Catalog,
   versions: readonly number[],
   layers: readonly DeleteLayer[],
@@ -130,7 +144,7 @@ export async function eraseVersions(
 
 /** The version's frontier directory, and (outside a dry run) its url marks and content fingerprints. */
 async function workingState(
-  f: ComponentFactory,
+  f: NodeStores,
   catalog: Catalog,
   version: number,
   dryRun: boolean,
@@ -151,7 +165,7 @@ async function workingState(
 }
 
 /** Url marks and content fingerprints live in stores shared by every catalog of the data store. */
-async function clearMarks(f: ComponentFactory, catalog: Catalog, version: number): Promise<string | undefined> {
+async function clearMarks(f: NodeStores, catalog: Catalog, version: number): Promise<string | undefined> {
   if (f.runs.local().some((r) => r.catalogId !== catalog.id)) {
     return 'a crawl runs in this process: the url marks of this version stay in system/dedup';
   }

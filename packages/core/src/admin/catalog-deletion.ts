@@ -1,8 +1,7 @@
 import { CrawlerError } from '../errors.js';
 import type { PublishedCatalogs } from '../index/catalog-registry.js';
-import type { Catalog } from '../model.js';
-import type { CatalogRef, CatalogService } from './catalog-service.js';
-import type { DeleteReport, VersionService } from './version-service.js';
+import type { Catalog, CatalogRef } from '../model.js';
+import type { DeleteReport } from './version-eraser.js';
 
 export interface CatalogDeletion {
   deleted: Catalog;
@@ -10,12 +9,25 @@ export interface CatalogDeletion {
   purge: DeleteReport | null;
 }
 
+/** What {@link deleteCatalog} uses of the catalog and version services (`CatalogService`, `VersionService`). */
+export interface CatalogDeletionDeps {
+  catalogs: {
+    get(ref: CatalogRef): Promise<Catalog>;
+    delete(catalogId: string): Promise<unknown>;
+  };
+  versions: {
+    existing(catalog: Catalog): Promise<number[]>;
+    delete(ref: CatalogRef, options: { all: true; force: true; purge: true }): Promise<DeleteReport>;
+  };
+  published: PublishedCatalogs;
+}
+
 /**
  * Delete a catalog definition. A catalog still holding versions is refused unless `purge`, which first deletes every
  * version with all its data (vector → index → file → db); the definition goes only once its data is gone.
  */
 export async function deleteCatalog(
-  deps: { catalogs: CatalogService; versions: VersionService; published: PublishedCatalogs },
+  deps: CatalogDeletionDeps,
   ref: CatalogRef,
   options: { purge?: boolean | undefined } = {},
 ): Promise<CatalogDeletion> {
