@@ -1,3 +1,4 @@
+import type { SwaggerTransformObject } from '@fastify/swagger';
 import { catalogSettingsJson } from './schemas.js';
 
 /**
@@ -308,8 +309,9 @@ interface OpenApiObject {
 }
 
 /** Swagger's `transformObject`: the named shapes and, on each route listed, its answer inside the envelope. */
-export function describeAnswers({ openapiObject }: { openapiObject: Partial<OpenApiObject> }): OpenApiObject {
-  const described = openapiObject as OpenApiObject;
+export const describeAnswers: SwaggerTransformObject = (documentObject) => {
+  if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
+  const described = documentObject.openapiObject as OpenApiObject;
   described.components = { ...described.components, schemas: { ...described.components?.schemas, ...ANSWER_SHAPES } };
   for (const [route, data] of Object.entries(ROUTE_ANSWERS)) {
     const [method, path] = route.split(' ') as [string, string];
@@ -324,5 +326,5 @@ export function describeAnswers({ openapiObject }: { openapiObject: Partial<Open
       },
     };
   }
-  return described;
-}
+  return documentObject.openapiObject;
+};
