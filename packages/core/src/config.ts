@@ -424,7 +424,7 @@ export type MetadataFilter = z.infer<typeof metadataFilterSchema>;
  */
 export const documentFilterSchema = z.strictObject({
   field: z.enum(['text', 'title', 'url', 'contentType']).default('text'),
-  /** A regular expression (case-insensitive). */
+  /** A regular expression (case-insensitive, RE2 syntax: run in linear time, no look-around). */
   match: pattern,
   onMatch: z.enum(['exclude', 'include']).default('exclude'),
 });
@@ -440,7 +440,7 @@ export const RECRAWL_EVERY = /^(?:always|hourly|daily|weekly|monthly|yearly|neve
  */
 export const recrawlFrequencySchema = z.strictObject({
   field: z.enum(['url', 'contentType']).default('url'),
-  /** A regular expression (case-insensitive). */
+  /** A regular expression (case-insensitive, RE2 syntax: run in linear time, no look-around). */
   match: pattern,
   every: z.string().regex(RECRAWL_EVERY, 'always, hourly, daily, weekly, monthly, yearly, never, or e.g. 12h, 7d'),
 });
