@@ -1,12 +1,12 @@
 import { join } from 'node:path';
-import { Greenfinger, silentLogger } from '@greenfinger/core';
+import { type Catalog, Greenfinger, silentLogger } from '@greenfinger/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FixtureSite, startFixtureSite } from '../../../core/test/support/fixture-site.js';
 import { createTempDir, type TempDir } from '../../../core/test/support/tmp.js';
 import { ClusterClient } from '../../src/cluster-client.js';
-import type { Catalog } from '../../src/index.js';
+
 import { LeaderGateway } from '../../src/leader-gateway.js';
-import { type Proc, runCli, startProc, stopAll } from '../support/processes.js';
+import { clusterEnv, type Proc, runCli, startNode, stopAll } from '../support/processes.js';
 import { type TestCluster, testCluster, testRedisUrl, until } from '../support/redis.js';
 
 const log = silentLogger();
@@ -23,20 +23,9 @@ describe('admin verbs and shell with --cluster, and the catalog catch-up of a me
   let client: ClusterClient;
   let gateway: LeaderGateway;
   const procs: Proc[] = [];
-  const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
-    ...process.env,
-    GF_REDIS_URL: testRedisUrl,
-    DATABASE_URL: '',
-    GF_WORKERS: '1',
-    GF_LOG_LEVEL: 'warn',
-    ...extra,
-  });
+  const env = clusterEnv;
   const member = (name: string, extra: Record<string, string> = {}) => {
-    const p = startProc(
-      name,
-      ['node', '--cluster', cluster.name, '--data', join(tmp.path, name), '--node-name', name, '--verbose'],
-      env(extra),
-    );
+    const p = startNode(cluster.name, tmp.path, name, env(extra));
     procs.push(p);
     return p;
   };

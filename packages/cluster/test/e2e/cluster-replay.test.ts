@@ -1,7 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createRecordDatabase, type ResourceRow, silentLogger } from '@greenfinger/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Corpus, startCorpus } from '../../../core/test/support/corpus.js';
@@ -11,20 +9,12 @@ import { ClusterClient } from '../../src/cluster-client.js';
 import type { ClusterRunReport } from '../../src/cluster-report.js';
 import { type ClusterReplayReport, currentReplayKey, ReplayKeys } from '../../src/replay-protocol.js';
 import { onMember, topUrls } from '../support/member-view.js';
+import { clusterEnv, type Proc, runJson, startNode, stopAll, untilMembers } from '../support/processes.js';
 import { type TestCluster, testCluster, testRedisUrl, until } from '../support/redis.js';
 
-const root = fileURLToPath(new URL('../../../../', import.meta.url));
-const bin = join(root, 'packages/shell/dist/bin.js');
 const log = silentLogger();
 const NAMES = ['n1', 'n2', 'n3'];
 const QUERIES = ['network configuration', 'apache virtual host', 'debian package', 'samba', 'firewall rules'];
-
-interface Member {
-  name: string;
-  child: ChildProcess;
-  stderr: string[];
-  exited: Promise<number | null>;
-}
 
 /** Three `greenfinger node` processes on one shared PostgreSQL, the handbook crawled once for the whole file. */
 interface World {
@@ -32,7 +22,7 @@ interface World {
   tmp: TempDir;
   db: TestDatabase;
   cluster: TestCluster;
-  members: Map<string, Member>;
+  members: Map<string, Proc>;
   crawl: ClusterRunReport;
   /** The top 10 of each query after the crawl, on n1. */
   tops: string[][];
@@ -43,74 +33,20 @@ interface World {
 
 let w: World;
 
-function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { ...process.env, GF_REDIS_URL: testRedisUrl, DATABASE_URL: w.db.url, GF_WORKERS: '1', ...extra };
+function env(): NodeJS.ProcessEnv {
+  return clusterEnv({ DATABASE_URL: w.db.url });
 }
 
-function startMember(name: string): Member {
-  const child = spawn(
-    process.execPath,
-    [bin, 'node', '--cluster', w.cluster.name, '--data', join(w.tmp.path, name), '--node-name', name, '--verbose'],
-    {
-      cwd: root,
-      env: env({ GF_USER_AGENT: `greenfinger-e2e/${name}`, GF_LOG_LEVEL: 'warn' }),
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  const stderr: string[] = [];
-  child.stderr?.on('data', (b: Buffer) => stderr.push(b.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const member = { name, child, stderr, exited };
-  w.members.set(name, member);
-  return member;
+function startMember(name: string): void {
+  w.members.set(name, startNode(w.cluster.name, w.tmp.path, name, env()));
 }
 
-async function allMembers(n = NAMES.length): Promise<void> {
-  const client = await ClusterClient.open({ cluster: w.cluster.name, redisUrl: testRedisUrl, log });
-  try {
-    await until(
-      `${n} members, one leading`,
-      async () => {
-        const s = await client.status();
-        return s.members.length === n && s.leader !== null;
-      },
-      60_000,
-    );
-  } finally {
-    await client.close();
-  }
-}
+const allMembers = () => untilMembers(w.cluster.name, NAMES.length);
 
-async function stopMembers(): Promise<void> {
-  const running = [...w.members.values()].filter((m) => m.child.exitCode === null && m.child.signalCode === null);
-  for (const m of running) m.child.kill('SIGTERM');
-  await Promise.race([Promise.all(running.map((m) => m.exited)), new Promise((r) => setTimeout(r, 20_000))]);
-  for (const m of running) if (m.child.exitCode === null && m.child.signalCode === null) m.child.kill('SIGKILL');
-}
+const stopMembers = () => stopAll([...w.members.values()]);
 
 /** The CLI as a user runs it; resolves with its exit code, stdout parsed as JSON, stderr. */
-function cli<T>(args: string[]): Promise<{ code: number | null; json: T | undefined; stderr: string }> {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (b: Buffer) => {
-    stdout += b.toString();
-  });
-  child.stderr?.on('data', (b: Buffer) => {
-    stderr += b.toString();
-  });
-  return new Promise((resolve) =>
-    child.on('exit', (code) => {
-      let json: T | undefined;
-      try {
-        json = JSON.parse(stdout) as T;
-      } catch {
-        json = undefined;
-      }
-      resolve({ code, json, stderr: `${stderr}${json ? '' : stdout}` });
-    }),
-  );
-}
+const cli = <T>(args: string[]) => runJson<T>(args, env());
 
 /** The top 10 of each query on one member's own data root (its index; the shared PostgreSQL). */
 function topsOn(name: string): Promise<string[][]> {
@@ -122,11 +58,10 @@ function replayArgs(layers: string): string[] {
 }
 
 function tails(): string {
-  return [...w.members.values()].map((m) => `${m.name}: ${m.stderr.join('').slice(-1500)}`).join('\n');
+  return [...w.members.values()].map((m) => `${m.name}: ${m.stderr().slice(-1500)}`).join('\n');
 }
 
 beforeAll(async () => {
-  if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`pnpm run build\` first`);
   w = {
     corpus: await startCorpus('handbook'),
     tmp: createTempDir('gf-e2e-replay-'),

@@ -7,7 +7,7 @@ import { type FixtureSite, startFixtureSite } from '../../../core/test/support/f
 import { createTempDir, type TempDir } from '../../../core/test/support/tmp.js';
 import { ClusterClient } from '../../src/cluster-client.js';
 import type { ClusterRunReport } from '../../src/cluster-report.js';
-import { bin, type Proc, startProc, stopAll } from '../support/processes.js';
+import { bin, clusterEnv, type Proc, startNode, startProc, stopAll } from '../support/processes.js';
 import { type TestCluster, testCluster, testRedisUrl, until } from '../support/redis.js';
 
 const log = silentLogger();
@@ -27,14 +27,7 @@ describe('serve --cluster: the REST API of a member', () => {
   let serve: Proc;
   let base = '';
   let token = '';
-  const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
-    ...process.env,
-    GF_REDIS_URL: testRedisUrl,
-    DATABASE_URL: '',
-    GF_WORKERS: '1',
-    GF_LOG_LEVEL: 'warn',
-    ...extra,
-  });
+  const env = clusterEnv;
   const api = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${base}${path}`, {
       method,
@@ -54,13 +47,7 @@ describe('serve --cluster: the REST API of a member', () => {
     cluster = await testCluster();
     client = await ClusterClient.open({ cluster: cluster.name, redisUrl: testRedisUrl, log });
     for (const name of ['n1', 'n2']) {
-      procs.push(
-        startProc(
-          name,
-          ['node', '--cluster', cluster.name, '--data', join(tmp.path, name), '--node-name', name, '--verbose'],
-          env(),
-        ),
-      );
+      procs.push(startNode(cluster.name, tmp.path, name, env()));
       // n1 first: it leads.
       await until(`${name} listed`, async () => (await client.status()).members.some((m) => m.name === name), 30_000);
     }
