@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { type AdminWriter, LocalAdminWriter } from '../admin/admin-writer.js';
+import type { NodeStores } from '../admin/node-stores.js';
 import type { Settings } from '../config.js';
 import { LevelUrlFilter } from '../dedup/level-url-filter.js';
 import type { ContentDedupFilter, ExistingUrlPathFilter } from '../dedup/url-filter.js';
@@ -31,7 +32,7 @@ import { contentDedupRegistry } from './registries.js';
  * in `components` when there is one and from the embedded default otherwise. Node-wide stores open lazily and
  * once; the parts of one run are assembled by `RunAssembly` (run-assembly.ts) from this factory.
  */
-export class ComponentFactory implements NodeContext {
+export class ComponentFactory implements NodeContext, NodeStores {
   readonly settings: Readonly<Settings>;
   readonly layout: DataLayout;
   readonly log: Logger;

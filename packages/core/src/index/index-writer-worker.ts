@@ -1,22 +1,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { FtsOptimizeStats, IndexDocument } from './search-index.js';
-import { SqliteFtsIndex, type SqliteFtsIndexOptions } from './sqlite-fts-index.js';
+import type { IndexWriterReply, IndexWriterRequest } from './index-writer-protocol.js';
+import type { FtsOptimizeStats } from './search-index.js';
+import { SqliteFtsIndex } from './sqlite-fts-index.js';
 
-/** Requests OffThreadIndex sends on the `index` channel; each is answered with `{ channel, id, error? }`. */
-export type IndexWriterOp =
-  | { op: 'open'; options: SqliteFtsIndexOptions }
-  | { op: 'upsert'; docs: IndexDocument[] }
-  | { op: 'purge'; catalogId: string }
-  | { op: 'optimize'; catalogId: string; version: number }
-  | { op: 'close' };
-export type IndexWriterRequest = IndexWriterOp & { channel: 'index'; id: number };
-export interface IndexWriterReply {
-  channel: 'index';
-  id: number;
-  error?: string;
-  /** The answer of an `optimize` request. */
-  stats?: FtsOptimizeStats;
-}
+export type { IndexWriterOp, IndexWriterReply, IndexWriterRequest } from './index-writer-protocol.js';
 
 let index: SqliteFtsIndex | undefined;
 let openError: unknown;

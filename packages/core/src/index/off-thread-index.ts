@@ -1,8 +1,8 @@
 import { StageError } from '../errors.js';
 import { SharedThread, startWorker, ThreadChannel } from '../worker-entry.js';
-import type { IndexWriterOp, IndexWriterReply } from './index-writer-worker.js';
+import type { SqliteFtsIndexOptions } from './fts-options.js';
+import type { IndexWriterOp, IndexWriterReply } from './index-writer-protocol.js';
 import type { FtsOptimizeStats, IndexStats, SearchIndex, WordsQuery, WordsResult } from './search-index.js';
-import type { SqliteFtsIndexOptions } from './sqlite-fts-index.js';
 
 /**
  * A SearchIndex whose upserts run on a worker thread with its own connection to the same index files (SQLite in

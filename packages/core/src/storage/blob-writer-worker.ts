@@ -1,28 +1,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { errorMessage } from '../errors.js';
+import type { BlobWriterReply, BlobWriterRequest } from './blob-writer-protocol.js';
 import { LocalBlobStore } from './local-blob-store.js';
 
-/** One file to write: its key under the store's root and its bytes or text. */
-export interface BlobPut {
-  key: string;
-  data: Uint8Array | string;
-}
-
-/** Requests OffThreadBlobStore sends on the `blobs` channel; each is answered with `{ channel, id, error? }`. */
-export interface BlobWriterOp {
-  op: 'put';
-  root: string;
-  puts: BlobPut[];
-}
-export type BlobWriterRequest = BlobWriterOp & { channel: 'blobs'; id: number };
-export interface BlobWriterReply {
-  channel: 'blobs';
-  id: number;
-  /** The request as a whole failed. */
-  error?: string;
-  /** The writes that failed, by their place in `puts`, with why (every other one is on disk). */
-  failures?: Array<[number, string]>;
-}
+export type { BlobPut, BlobWriterOp, BlobWriterReply, BlobWriterRequest } from './blob-writer-protocol.js';
 
 /** One store per root: its cache of directories made is what saves the mkdir of every later file. */
 const stores = new Map<string, LocalBlobStore>();

@@ -1,8 +1,7 @@
 import { StageError } from '../errors.js';
 import { SharedThread, startWorker, ThreadChannel } from '../worker-entry.js';
 import type { BlobStore } from './blob-store.js';
-import type { BlobPut, BlobWriterOp, BlobWriterReply } from './blob-writer-worker.js';
-import type { LocalBlobStore } from './local-blob-store.js';
+import type { BlobPut, BlobWriterOp, BlobWriterReply, LocalFiles } from './blob-writer-protocol.js';
 
 interface Waiting {
   resolve: () => void;
@@ -21,14 +20,14 @@ interface Waiting {
  */
 export class OffThreadBlobStore implements BlobStore {
   readonly name: string;
-  readonly local: LocalBlobStore;
+  readonly local: LocalFiles;
   readonly #writer: ThreadChannel<BlobWriterOp, BlobWriterReply>;
   readonly #owned: boolean;
   #batch: Array<{ put: BlobPut; waiting: Waiting }> = [];
   #scheduled = false;
   readonly #inFlight = new Set<Promise<unknown>>();
 
-  constructor(local: LocalBlobStore, options: { thread?: SharedThread | undefined } = {}) {
+  constructor(local: LocalFiles, options: { thread?: SharedThread | undefined } = {}) {
     this.name = `${local.name} (writes off-thread)`;
     this.local = local;
     this.#owned = options.thread === undefined;

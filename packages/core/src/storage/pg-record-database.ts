@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { ConfigError, CrawlerError } from '../errors.js';
 import type { Catalog, ImageRow, ReportRow, ResourceImageRow, ResourceRow } from '../model.js';
 import { type MigrateOptions, type MigrateResult, migratePostgres } from './migrate.js';
+import type { PgAccess } from './pg-access.js';
 import { pgUrlLedger } from './pg-url-ledger.js';
 import { pgUserStore } from './pg-user-store.js';
 import {
@@ -24,6 +25,8 @@ import {
   VERSIONED_TABLES,
 } from './record-columns.js';
 import type { CatalogStore, RecordDatabase, ResourceRecordStore, UrlLedgerStore, UserStore } from './record-store.js';
+
+export type { PgAccess } from './pg-access.js';
 
 export interface PgRecordDatabaseOptions extends MigrateOptions {
   /** `postgres://user:password@host:5432/database`. */
@@ -65,14 +68,6 @@ function pgCode(err: unknown): string {
  * RecordDatabase on PostgreSQL through a `pg` pool. Batches are upserted with `INSERT … SELECT FROM unnest(…)
  * ON CONFLICT … DO UPDATE`, one transaction per batch.
  */
-/** What a store of this database's family (the ledger, the users) gets to work with. */
-export interface PgAccess {
-  /** One statement; a failure becomes a CrawlerError naming `operation` and the server. */
-  query(operation: string, sql: string, params?: unknown[]): Promise<pg.QueryResult<Record<string, unknown>>>;
-  /** `fn` in one transaction (BEGIN … COMMIT, ROLLBACK on failure), translated the same way. */
-  transaction<T>(operation: string, fn: (client: pg.PoolClient) => Promise<T>): Promise<T>;
-}
-
 export class PgRecordDatabase implements RecordDatabase {
   readonly kind = 'postgresql' as const;
   readonly catalogs: CatalogStore;

@@ -6,7 +6,7 @@ import {
   ledgerUpdateSet,
   zeroCounts,
 } from './ledger-rules.js';
-import type { PgAccess } from './pg-record-database.js';
+import type { PgAccess } from './pg-access.js';
 import { columnList, rowFromDb, rowToDb, URL_LEDGER } from './record-columns.js';
 import type { LedgerQuery, LedgerRow, LedgerState, UrlLedgerStore } from './record-store.js';
 

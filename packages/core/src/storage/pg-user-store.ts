@@ -1,4 +1,4 @@
-import type { PgAccess } from './pg-record-database.js';
+import type { PgAccess } from './pg-access.js';
 import { columnList, rowFromDb, rowToDb, toIsoInstant } from './record-columns.js';
 import type { UserRow, UserStore } from './record-store.js';
 import { USER, userExists } from './user-columns.js';

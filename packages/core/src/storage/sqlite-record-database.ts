@@ -21,17 +21,11 @@ import {
   VERSIONED_TABLES,
 } from './record-columns.js';
 import type { CatalogStore, RecordDatabase, ResourceRecordStore, UrlLedgerStore, UserStore } from './record-store.js';
+import type { SqliteAccess } from './sqlite-access.js';
 import { sqliteUrlLedger } from './sqlite-url-ledger.js';
 import { sqliteUserStore } from './sqlite-user-store.js';
 
-/** What a store of this database's family (the ledger, the users) gets to work with. */
-export interface SqliteAccess {
-  readonly db: Database.Database;
-  /** Run `fn` and translate a failure into a CrawlerError naming `operation` and the file. */
-  run<T>(operation: string, fn: () => T): Promise<T>;
-  /** A prepared statement, cached by its text. */
-  stmt(sql: string): Database.Statement;
-}
+export type { SqliteAccess } from './sqlite-access.js';
 
 export interface SqliteRecordDatabaseOptions extends MigrateOptions {
   /** The database file (its folder is created), or `:memory:`. */

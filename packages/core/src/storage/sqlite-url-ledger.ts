@@ -8,7 +8,7 @@ import {
 } from './ledger-rules.js';
 import { columnList, rowFromDb, rowToDb, URL_LEDGER } from './record-columns.js';
 import type { LedgerQuery, LedgerRow, LedgerState, UrlLedgerStore } from './record-store.js';
-import type { SqliteAccess } from './sqlite-record-database.js';
+import type { SqliteAccess } from './sqlite-access.js';
 
 type Row = Record<string, unknown>;
 

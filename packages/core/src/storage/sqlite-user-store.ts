@@ -1,6 +1,6 @@
 import { columnList, rowFromDb, rowToDb, toIsoInstant } from './record-columns.js';
 import type { UserRow, UserStore } from './record-store.js';
-import type { SqliteAccess } from './sqlite-record-database.js';
+import type { SqliteAccess } from './sqlite-access.js';
 import { USER, userExists } from './user-columns.js';
 
 /** UserStore on the SQLite file: gf_user and gf_revoked_token. Times are ISO text, so they compare as text. */

@@ -140,6 +140,20 @@ describe('import graph of packages/*/src', () => {
     expect(found, `import circles:\n${found.map((c) => `  ${c.join(' -> ')}`).join('\n')}`).toEqual([]);
   });
 
+  it('has no circle in core, type-only imports included', () => {
+    const core = join(packagesDir, 'core', 'src');
+    const graph = new Map<string, string[]>();
+    for (const [file, out] of edges) {
+      if (file.startsWith(core))
+        graph.set(
+          file,
+          out.map((e) => e.target).filter((t) => t.startsWith(core)),
+        );
+    }
+    const found = circles(graph).map((c) => c.map(name));
+    expect(found, `import circles:\n${found.map((c) => `  ${c.join(' -> ')}`).join('\n')}`).toEqual([]);
+  });
+
   it('keeps core compose/ below services/', () => {
     const compose = join(packagesDir, 'core', 'src', 'compose');
     const services = join(packagesDir, 'core', 'src', 'services');
