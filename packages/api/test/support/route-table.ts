@@ -6,6 +6,10 @@ export interface RouteCase {
   path: string;
   url: string;
   write: boolean;
+  /** The query fields it declares. */
+  query: string[];
+  /** The top-level body fields it declares. */
+  body: string[];
 }
 
 const SAMPLE: Record<string, string> = {
@@ -16,18 +20,25 @@ const SAMPLE: Record<string, string> = {
   verb: 'update',
 };
 
+interface Operation {
+  parameters?: Array<{ in: string; name: string }>;
+  requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> };
+}
+
 /** Every route /v2/openapi.json lists, so a route added later is covered without touching the tests. */
 export async function routeTable(app: FastifyInstance): Promise<RouteCase[]> {
   const spec = (await app.inject({ method: 'GET', url: '/v2/openapi.json' })).json() as {
-    paths: Record<string, Record<string, unknown>>;
+    paths: Record<string, Record<string, Operation>>;
   };
   const cases: RouteCase[] = [];
   for (const [path, methods] of Object.entries(spec.paths)) {
-    for (const m of Object.keys(methods)) {
+    for (const [m, op] of Object.entries(methods)) {
       const method = m.toUpperCase() as RouteCase['method'];
       if (!['GET', 'POST', 'PUT', 'DELETE'].includes(method)) continue;
       const url = path.replace(/\{(\w+)\}/g, (_, name: string) => SAMPLE[name] ?? 'x');
-      cases.push({ method, path, url, write: method !== 'GET' });
+      const query = (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
+      const body = Object.keys(op.requestBody?.content?.['application/json']?.schema?.properties ?? {});
+      cases.push({ method, path, url, write: method !== 'GET', query, body });
     }
   }
   return cases;
