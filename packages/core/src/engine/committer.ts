@@ -1,32 +1,12 @@
 import type { Logger } from 'pino';
 import { CrawlerError } from '../errors.js';
-import type { LeasedEntry } from '../frontier/frontier.js';
-import type { ImageRow, ResourceImageRow, ResourceRow } from '../model.js';
-import type { Outcome } from '../outcomes.js';
 import type { Counters } from './counters.js';
 import type { CrawlEngineDeps } from './engine-deps.js';
 import { ledgerRows } from './ledger-rows.js';
 import type { JournalChanges, OwedWrites } from './owed-writes.js';
-import type { Offer, QueuePipeline, Refusal } from './queue-pipeline.js';
+import type { Completion } from './page.js';
+import type { QueuePipeline, Refusal } from './queue-pipeline.js';
 import type { StageClock } from './stage-clock.js';
-
-/** Everything a handled url changes, committed together so a crash keeps all of it or none. */
-export interface Completion {
-  lease?: LeasedEntry;
-  hash?: string;
-  outcome?: Outcome;
-  detail?: string | undefined;
-  why?: string | undefined;
-  /** The HTTP status of the url's fetch, when a response came. */
-  status?: number | undefined;
-  /** When the url was fetched (ISO), when a request was made. */
-  fetchedAt?: string | undefined;
-  offer?: Offer | undefined;
-  resource?: ResourceRow;
-  images?: ImageRow[];
-  links?: ResourceImageRow[];
-  newImages?: number;
-}
 
 type CommitterDeps = Pick<
   CrawlEngineDeps,

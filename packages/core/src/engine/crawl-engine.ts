@@ -7,20 +7,23 @@ import { type CounterSnapshot, Counters } from './counters.js';
 import type { CrawlEngineDeps } from './engine-deps.js';
 import { SitemapResolver } from './flow/sitemap-resolver.js';
 import { OwedWrites } from './owed-writes.js';
+import type { PageLimit, PipelineContext } from './page.js';
 import { PageImages } from './page-images.js';
-import { handlePage, type PageLimit, type PipelineContext } from './page-pipeline.js';
+import { handlePage } from './page-pipeline.js';
 import { QueuePipeline } from './queue-pipeline.js';
+import {
+  type CrawlResult,
+  type EndReason,
+  PUBLISHING_ENDS,
+  SESSION_END_ROUNDS,
+  type SessionEndEntry,
+} from './run-result.js';
 import { StageClock } from './stage-clock.js';
 
 export type { CrawlEngineDeps, KnownUrlPolicy, Politeness } from './engine-deps.js';
-
-export type EndReason =
-  | 'frontier-drained'
-  | 'max-pages'
-  | 'duration'
-  | 'interrupted'
-  | 'consecutive-failures'
-  | 'error';
+// Kept here for the importers outside the engine; the engine's own files import run-result.ts.
+export type { CrawlResult, EndReason, SessionEnd, SessionEndEntry } from './run-result.js';
+export { PUBLISHING_ENDS, SESSION_END_ROUNDS } from './run-result.js';
 
 /** What became of start references offered to a running crawl (`CrawlEngine.addSeeds`). */
 export interface SeedOffer {
@@ -37,51 +40,6 @@ export interface InFlightUrl {
   referrer: string | undefined;
   /** When its worker took it from the frontier (ISO). */
   since: string;
-}
-
-/** Rounds the session's end may add (CrawlEngineDeps.sessionEnd): orphans to process, then duplicates to fetch again. */
-export const SESSION_END_ROUNDS = 2;
-
-/** A url the session's end queues again (see {@link SessionEnd}). */
-export interface SessionEndEntry {
-  url: string;
-  depth: number;
-  referrer?: string | undefined;
-}
-
-/** What the session's end may do (CrawlEngineDeps.sessionEnd). */
-export interface SessionEnd {
-  /** 0 the first time; then once after each round that urls queued by the call before made. */
-  readonly round: number;
-  /** False on the last call: urls queued now would not be handled, so requeue and again queue nothing. */
-  readonly canQueue: boolean;
-  /** Offer urls (orphans) through the queue pipeline at their depth: acceptors judge them. How many were queued. */
-  requeue(entries: ReadonlyArray<SessionEndEntry>): Promise<number>;
-  /** Queue urls this session already handled once more (duplicates of a page it removed). How many were queued. */
-  again(entries: ReadonlyArray<SessionEndEntry>): Promise<number>;
-}
-
-/** Normal ends publish; an external stop, a run of failures or an error does not. */
-export const PUBLISHING_ENDS: ReadonlySet<EndReason> = new Set(['frontier-drained', 'max-pages', 'duration']);
-
-export interface CrawlResult {
-  reason: EndReason;
-  published: boolean;
-  fullyCrawled: boolean;
-  counters: CounterSnapshot;
-  outstanding: number;
-  recovered: number;
-  startedAt: Date;
-  endedAt: Date;
-  /** Wall milliseconds spent per stage, summed over concurrent pages. */
-  stages: Record<string, number>;
-  /** Why the run stopped with reason 'error': one line naming the store and the fix. */
-  error?: string;
-  /**
-   * How the fetch ended (the workers and the session's end done, files and index entries flushed), before the vector
-   * phase: `reason` differs from it when a stop or a failure came while the vectors were being written.
-   */
-  fetchEnded?: EndReason;
 }
 
 /**

@@ -11,12 +11,12 @@ import type { CompositeOutputChannel } from '../outputs/composite-output-channel
 import type { BlobStore } from '../storage/blob-store.js';
 import type { ResourceRecordStore, UrlLedgerStore } from '../storage/record-store.js';
 import type { CrawlCoordinator } from './crawl-coordinator.js';
-import type { CrawlResult, SessionEnd } from './crawl-engine.js';
 import type { DocumentConsumer } from './flow/consumers.js';
 import type { CrawlEvents } from './flow/crawl-events.js';
 import type { InflightStore } from './inflight-store.js';
 import type { PageBudget } from './page-budget.js';
 import type { PictureRegistry } from './picture-registry.js';
+import type { CrawlResult, SessionEnd } from './run-result.js';
 
 /** Which document parser reads an answer, and the extension its original bytes are kept under (`.pdf`). */
 export interface DocumentKind {

@@ -2,7 +2,7 @@ import type { FrontierEntry } from '../frontier/frontier.js';
 import { ids, urlHash } from '../ids.js';
 import { ledgerState } from '../storage/ledger-rules.js';
 import type { LedgerRow } from '../storage/record-store.js';
-import type { Completion } from './committer.js';
+import type { Completion } from './page.js';
 import type { Refusal } from './queue-pipeline.js';
 
 /**

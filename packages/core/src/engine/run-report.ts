@@ -1,6 +1,6 @@
 import type { Catalog, CrawlAction, RunReport } from '../model.js';
 import type { ChannelStats } from '../outputs/composite-output-channel.js';
-import type { CrawlResult, EndReason } from './crawl-engine.js';
+import type { CrawlResult, EndReason } from './run-result.js';
 
 const NOTES: Record<EndReason, string> = {
   'frontier-drained': 'every reachable url was handled; the version is published',

@@ -3,6 +3,7 @@ import { domainScope } from '../acceptors/domain-scope.js';
 import { startUrlPrefix } from '../acceptors/start-url-prefix.js';
 import type { ComponentFactory } from '../compose/component-factory.js';
 import type { AcceptorCheck, RunContext } from '../compose/components.js';
+import { assembleDocuments } from '../compose/document-assembly.js';
 import {
   assembleExtract,
   assembleFetchers,
@@ -10,23 +11,21 @@ import {
   assembleUrlCheck,
   openExtractPool,
 } from '../compose/run-assembly.js';
-import type { ExtractedContent } from '../content/content-extractor.js';
-import { fetchFailureOutcome } from '../engine/page-pipeline.js';
-import { QueuePipeline } from '../engine/queue-pipeline.js';
-import { errorMessage } from '../errors.js';
-import { isPageType, looksBinary } from '../fetch/content-type.js';
-import type { FetchResult } from '../fetch/extractor.js';
-import { ids, sha256Hex, urlHash } from '../ids.js';
+import { dryPipeline } from '../engine/dry-run.js';
+import { NEXT, type PageInProgress, type Stage, type StageVerdict } from '../engine/page.js';
+import { DOCUMENT_PIPELINE, handlePage } from '../engine/page-pipeline.js';
+import { ids, urlHash } from '../ids.js';
 import type { Catalog } from '../model.js';
 import { Outcome } from '../outcomes.js';
 import { isFileUrl } from '../url/file-url.js';
 import { normalizeUrl } from '../url/normalize.js';
 import { parseUserUrl } from '../url/parse-user-url.js';
 import type { CatalogRef, CatalogService } from './catalog-service.js';
+import { describeStage, linksOf } from './test-url-report.js';
 
 /** What one stage of the pipeline would decide about the url. */
 export interface TestStage {
-  /** `acceptor domain-scope`, `known-url`, `fetch`, `status`, `markup`, `extract`, `noindex`, `dedup`, `output`. */
+  /** `acceptor domain-scope`, …, then each stage of the document pipeline by its name (`known-url`, `fetch`, …). */
   stage: string;
   /** `pass`: on to the next stage; `refuse`/`fail`: the url would end here; `skip`: not reached; `note`: for information. */
   verdict: 'pass' | 'refuse' | 'fail' | 'skip' | 'note';
@@ -59,8 +58,10 @@ export interface TestUrlReport {
   version: number;
   depth: number;
   stages: TestStage[];
-  /** What the crawl would end the url with: SAVED, or the outcome of the stage that stops it. */
+  /** What the crawl would end the url with: SAVED, or the report key (`OUTCOME:detail`) of the stage that stops it. */
   outcome: string;
+  /** Why, as the url ledger would say it (the `why` of the stage that stopped it). */
+  why?: string | undefined;
   fetch: { status: number; contentType: string; bytes: number; elapsedMs: number; location?: string } | null;
   title: string | null;
   /** The first lines of the article text. */
@@ -71,10 +72,10 @@ export interface TestUrlReport {
 }
 
 /**
- * `test-url`: one url through the whole pipeline of a catalog — acceptors, the known-url check, fetch, status,
- * markup, extraction, noindex, content dedup — built by the composition point as a crawl builds it, but with no output
- * channel and no frontier: nothing is saved, queued, recorded or counted. A url an acceptor refuses is not fetched
- * (as in a crawl), so a link off the site never leaves the machine.
+ * `test-url`: one url through a catalog's whole pipeline — its acceptors, then the crawl's own document pipeline
+ * (page-pipeline.ts) in a dry run (engine/dry-run.ts): every stage a crawl runs, judged by the crawl's code, with
+ * nothing saved, queued, recorded or counted. The url is judged as the first visit of it in the version. A url an
+ * acceptor refuses is not fetched (as in a crawl), so a link off the site never leaves the machine.
  */
 export class TestUrlService {
   readonly #f: ComponentFactory;
@@ -91,13 +92,9 @@ export class TestUrlService {
     const url = parseUserUrl(req.url, '--url');
     const { catalog, stored, why } = await this.#catalogFor(url, req.catalog);
     const version = catalog.indexVersion;
-    const hash = urlHash(url);
-    const db = stored ? await f.database() : undefined;
-    const row = db ? await db.ledger.get(ids.resource(catalog.id, version, hash)) : undefined;
+    const db = await f.database();
+    const row = stored ? await db.ledger.get(ids.resource(catalog.id, version, urlHash(url))) : undefined;
     const depth = row?.depth ?? 0;
-    const ctx: RunContext = { settings: f.settings, layout: f.layout, log: f.log, catalog, version, action: 'crawl' };
-    const fetchers = assembleFetchers(f, ctx);
-    const pool = openExtractPool(f, { inline: true });
     const report: TestUrlReport = {
       url,
       catalog: { id: catalog.id, name: catalog.name, stored, why },
@@ -112,130 +109,98 @@ export class TestUrlService {
       pictures: [],
       links: [],
     };
-    const stages = report.stages;
-    const stop = (outcome: string) => {
-      report.outcome = outcome;
-      return report;
-    };
+    const ctx: RunContext = { settings: f.settings, layout: f.layout, log: f.log, catalog, version, action: 'crawl' };
+    const fetchers = assembleFetchers(f, ctx);
+    const pool = openExtractPool(f, { inline: true });
+    const documents = assembleDocuments(f, catalog);
     try {
-      const deleted = db ? new Set(await db.ledger.deletedUrlHashes(catalog.id, version)) : new Set<string>();
+      const deleted = stored ? new Set(await db.ledger.deletedUrlHashes(catalog.id, version)) : new Set<string>();
       const robots = assembleRobots(f, ctx, fetchers.text);
       const { check, steps } = assembleUrlCheck(f, ctx, { robots, limits: { depth: catalog.settings.depth }, deleted });
       // Acceptors one by one (the chain stops at the first refusal; so does this).
-      const refusal = await eachAcceptor(check, steps, { url, depth }, stages);
-      if (refusal) return stop(refusal.outcome);
-
-      const held = db ? await db.resources.findResourceByUrlHash(catalog.id, version, hash) : undefined;
-      if (held) {
-        stages.push({
-          stage: 'known-url',
-          verdict: 'refuse',
-          detail: `version ${version} holds it (fetched ${held.fetchedAt}): a crawl follows its stored links, an update does not fetch it, a merge revisits it`,
-        });
-        return stop(Outcome.REJECTED_KNOWN);
+      const refusal = await eachAcceptor(check, steps, { url, depth }, report.stages);
+      if (refusal) {
+        report.outcome = refusal.outcome;
+        report.why = refusal.reason;
+        for (const stage of DOCUMENT_PIPELINE)
+          report.stages.push({ stage: stage.name, verdict: 'skip', detail: 'not reached' });
+        return report;
       }
-      stages.push({ stage: 'known-url', verdict: 'pass', detail: `not held by version ${version}` });
-
-      let result: FetchResult;
-      try {
-        result = await fetchers.page.fetch(url, { decode: false, pagesOnly: true });
-      } catch (err) {
-        stages.push({ stage: 'fetch', verdict: 'fail', detail: errorMessage(err) });
-        return stop(fetchFailureOutcome(err));
-      }
-      const { status, contentType, headers } = result;
-      report.fetch = {
-        status,
-        contentType,
-        bytes: result.body.length,
-        elapsedMs: Math.round(result.elapsedMs),
-        ...(headers.location ? { location: headers.location } : {}),
-      };
-      stages.push({
-        stage: 'fetch',
-        verdict: 'pass',
-        detail: `HTTP ${status} ${contentType || '(no type)'}, ${result.body.length} bytes in ${Math.round(result.elapsedMs)} ms`,
+      const dry = dryPipeline(
+        {
+          catalog,
+          version,
+          settings: f.settings,
+          known: 'follow-stored',
+          records: db.resources,
+          ledger: db.ledger,
+          blobs: f.blobs,
+          politeness: { acquire: async () => () => undefined },
+          pageFetcher: fetchers.page,
+          extract: assembleExtract(f, catalog, pool),
+          contentDedup: await f.contentDedup(catalog.settings.contentDedup),
+          acceptors: check,
+          normalize: isFileUrl(url)
+            ? (raw, base) => normalizeUrl(raw, base, { file: true })
+            : (raw, base) => normalizeUrl(raw, base),
+          ...documents.deps,
+        },
+        f.log,
+      );
+      let last: PageInProgress | undefined;
+      const ran: Array<{ stage: Stage; verdict: StageVerdict }> = [];
+      const held = row?.outcome ? `version ${version} holds it (${row.outcome}): judged as a first visit` : undefined;
+      // The entry as the crawl polled it: its depth, referrer and the redirects that led to it (a loop is judged on them).
+      const chain = row?.redirects ?? [];
+      const entry = { url, depth, referrer: row?.referrer ?? undefined, redirects: chain.length, redirectChain: chain };
+      const completion = await handlePage({ ...entry, leaseKey: 'test-url' }, dry.ctx, {
+        onVerdict: (stage, verdict, page) => {
+          last = page;
+          ran.push({ stage, verdict });
+          report.stages.push(describeStage(stage, verdict, page, dry.writes, catalog, held));
+        },
       });
-
-      const statusOutcome = statusVerdict(result);
-      if (statusOutcome) {
-        stages.push({ stage: 'status', verdict: 'refuse', detail: statusOutcome.detail });
-        if (statusOutcome.target) report.links = await linkFates(check, catalog, [statusOutcome.target], depth, url);
-        return stop(statusOutcome.outcome);
+      for (const stage of DOCUMENT_PIPELINE.slice(ran.length)) {
+        report.stages.push({ stage: stage.name, verdict: 'skip', detail: 'not reached' });
       }
-      stages.push({ stage: 'status', verdict: 'pass', detail: `HTTP ${status}` });
+      const end = ran.at(-1)?.verdict;
+      if (completion?.outcome) {
+        report.outcome = completion.detail ? `${completion.outcome}:${completion.detail}` : completion.outcome;
+        report.why = completion.why;
+      } else if (end !== NEXT) report.outcome = 'ABANDONED';
+      if (last) this.#fill(report, last, req.textLines ?? 8);
+      return report;
+    } finally {
+      await fetchers.close().catch(() => undefined);
+      await pool.close().catch(() => undefined);
+      await documents.close().catch(() => undefined);
+    }
+  }
 
-      if (result.children) {
-        // A folder of a catalog of a folder: its entries are offered one level deeper, as the crawl would.
-        const n = result.children.length;
-        stages.push({
-          stage: 'children',
-          verdict: 'note',
-          detail: `a folder of ${n} entries, offered one level deeper`,
-        });
-        report.links = await linkFates(check, catalog, result.children, depth + 1, url);
-        return stop(Outcome.LISTED);
-      }
-
-      if (!isPageType(contentType) || looksBinary(result.body)) {
-        stages.push({ stage: 'markup', verdict: 'refuse', detail: `not an html page (${contentType || 'binary'})` });
-        return stop(Outcome.REJECTED_NOT_MARKUP);
-      }
-      stages.push({ stage: 'markup', verdict: 'pass', detail: contentType.split(';')[0] ?? contentType });
-
-      let content: ExtractedContent;
-      try {
-        content = await assembleExtract(f, catalog, pool)(result.body, url, contentType);
-      } catch (err) {
-        stages.push({ stage: 'extract', verdict: 'fail', detail: errorMessage(err) });
-        return stop(`${Outcome.REJECTED_ERROR}:extract`);
-      }
+  /** What the page holds, as far as the pipeline got: the answer, the text, the pictures, the links' fates. */
+  #fill(report: TestUrlReport, page: PageInProgress, textLines: number): void {
+    if (page.fetched) {
+      const r = page.result;
+      report.fetch = {
+        status: r.status,
+        contentType: r.contentType,
+        bytes: r.body.length,
+        elapsedMs: Math.round(r.elapsedMs),
+        ...(r.headers.location ? { location: r.headers.location } : {}),
+      };
+    }
+    if (page.extracted) {
+      const content = page.content;
       report.title = content.title || null;
       report.textChars = content.text.length;
       report.text = content.text
         .split(/\n+/)
         .map((l) => l.trim())
         .filter(Boolean)
-        .slice(0, req.textLines ?? 8);
-      report.pictures = content.images.map((i) => ({ url: i.url, alt: i.alt, source: i.source }));
-      stages.push({
-        stage: 'extract',
-        verdict: 'pass',
-        detail: `"${content.title}": ${content.text.length} characters of text, ${content.links.length} links, ${content.images.length} pictures (${catalog.settings.contentExtractor})`,
-      });
-      report.links = content.robots.nofollow
-        ? content.links.map((l) => ({ url: l.url, text: l.text, fate: 'not-followed', reason: 'meta robots nofollow' }))
-        : await linkFates(
-            check,
-            catalog,
-            content.links.map((l) => l.url),
-            depth + 1,
-            url,
-            content,
-          );
-
-      if (content.robots.noindex) {
-        stages.push({ stage: 'noindex', verdict: 'refuse', detail: '<meta name="robots" content="noindex">' });
-        return stop(Outcome.REJECTED_ROBOTS_META_NOINDEX);
-      }
-      stages.push({ stage: 'noindex', verdict: 'pass', detail: 'no noindex' });
-      // Read-only: the crawl's dedup records a fingerprint as it checks it, so this names the fingerprint only.
-      const kind = catalog.settings.contentDedup || f.settings.contentDedup;
-      stages.push({
-        stage: 'dedup',
-        verdict: 'note',
-        detail: `${kind} of the text: sha256 ${sha256Hex(content.text).slice(0, 16)}…; a crawl refuses it as REJECTED_DUPLICATE when a page saved before in version ${version} has the same text (not checked here: checking records)`,
-      });
-      stages.push({
-        stage: 'output',
-        verdict: 'note',
-        detail: `would be saved to ${catalog.settings.outputs.join(' → ')}; nothing is written by test-url`,
-      });
-      return stop(Outcome.SAVED);
-    } finally {
-      await fetchers.close().catch(() => undefined);
-      await pool.close().catch(() => undefined);
+        .slice(0, textLines);
+      report.pictures = (content.images ?? []).map((i) => ({ url: i.url, alt: i.alt, source: i.source }));
     }
+    report.links = linksOf(page);
   }
 
   /** The catalog given; else the one whose scope holds the url; else the only one; else one made for the url. */
@@ -289,48 +254,4 @@ async function eachAcceptor(
     }
   }
   return refused;
-}
-
-/** A status that ends the url: 3xx (its target is offered as a url of its own), 304, 404/410, other ≥ 400. */
-function statusVerdict(r: FetchResult): { outcome: string; detail: string; target?: string } | undefined {
-  const { status, headers } = r;
-  if (status >= 300 && status < 400 && status !== 304) {
-    const target = headers.location ? normalizeUrl(headers.location, r.finalUrl) : undefined;
-    return {
-      outcome: Outcome.REJECTED_REDIRECT,
-      detail: `HTTP ${status} to ${headers.location ?? '(no Location)'}: the target is offered as a url of its own`,
-      ...(target ? { target } : {}),
-    };
-  }
-  if (status === 304) return { outcome: Outcome.REJECTED_UNMODIFIED, detail: 'HTTP 304' };
-  if (status === 404 || status === 410) return { outcome: Outcome.REJECTED_NOTFOUND, detail: `HTTP ${status}` };
-  if (status >= 400) return { outcome: `${Outcome.REJECTED_BAD_STATUS}:${status}`, detail: `HTTP ${status}` };
-  return undefined;
-}
-
-/** Each link's fate through the queue pipeline's normalisation and the acceptors (nothing is put anywhere). */
-async function linkFates(
-  check: AcceptorCheck,
-  catalog: Catalog,
-  urls: string[],
-  depth: number,
-  referrer: string,
-  content?: ExtractedContent,
-): Promise<TestLink[]> {
-  const queue = new QueuePipeline({ acceptors: check, normalize: (raw, base) => normalizeUrl(raw, base), catalog });
-  const offer = await queue.offer(urls, depth, referrer, 0, true);
-  const text = new Map((content?.links ?? []).map((l) => [l.url, l.text]));
-  return [
-    ...offer.accepted.map((e): TestLink => ({ url: e.url, text: text.get(e.url) ?? '', fate: 'queued' })),
-    ...offer.refused.map(
-      (r): TestLink => ({
-        url: r.url,
-        text: text.get(r.url) ?? '',
-        fate: 'refused',
-        acceptor: r.acceptor,
-        outcome: r.outcome,
-        reason: r.reason,
-      }),
-    ),
-  ];
 }

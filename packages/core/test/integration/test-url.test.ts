@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type CatalogSettings, Greenfinger } from '@greenfinger/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtureFacts } from '../support/fixture-facts.js';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
 import { createTempDir, type TempDir } from '../support/tmp.js';
 
@@ -36,13 +37,33 @@ describe('test-url', () => {
       'acceptor robots-txt',
       'acceptor depth',
       'acceptor path-patterns',
+      // The crawl's own document pipeline (page-pipeline.ts), every stage of it, in a dry run.
       'known-url',
+      'recrawl',
+      'trap',
+      'head',
+      'metadata',
       'fetch',
       'status',
+      'metadata',
+      'children',
       'markup',
+      'render',
       'extract',
+      'canonical',
+      'robots',
+      'links',
       'noindex',
+      'document-filters',
+      'pre-import',
+      'import',
+      'document-filters',
+      'unmodified',
       'dedup',
+      'reserve',
+      'images',
+      'post-import',
+      'post-import-links',
       'output',
     ]);
     expect(r.title).toBeTruthy();
@@ -81,5 +102,19 @@ describe('test-url', () => {
     const missing = await gf.testUrl.test({ url: site.url('/missing.html') });
     expect(missing.outcome).toBe('REJECTED_NOTFOUND');
     expect(missing.fetch?.status).toBe(404);
+  });
+
+  it('runs the stages a hand-written walk skipped: a document filter refuses the page as a crawl would', async () => {
+    const page = fixtureFacts.pages.find((p) => p.path === '/articles.html');
+    if (!page) throw new Error('no fixture page');
+    await (await gf.catalogs()).create({
+      url: site.url('/'),
+      name: 'filtered',
+      settings: { ...fast, documentFilters: [{ match: page.phrase }] },
+    });
+    const r = await gf.testUrl.test({ url: site.url(page.path), catalog: { name: 'filtered' } });
+    expect(r.outcome).toBe('REJECTED_FILTER:document');
+    expect(r.stages.find((s) => s.stage === 'document-filters')?.verdict).toBe('refuse');
+    expect(r.stages.at(-1)).toMatchObject({ stage: 'output', verdict: 'skip' });
   });
 });

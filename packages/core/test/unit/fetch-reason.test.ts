@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type Socket, type Server as TcpServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchFailureOutcome } from '../../src/engine/page-pipeline.js';
+import { fetchFailureOutcome } from '../../src/engine/stages/fetch.js';
 import { FetchError, type FetchFailureReason } from '../../src/errors.js';
 import { contentKind, isMarkupType, isPageType } from '../../src/fetch/content-type.js';
 import type { Extractor } from '../../src/fetch/extractor.js';

@@ -15,8 +15,8 @@ import { parseUserUrl } from '../../src/url/parse-user-url.js';
 import { createTempDir } from '../support/tmp.js';
 
 // Through the page pipeline's own module first, as the engine loads it (the stage module imports from it).
-const { NEXT, PageInProgress } = await import('../../src/engine/page-pipeline.js');
-const { childPaths } = await import('../../src/engine/stages/child-paths.js');
+const { NEXT, PageInProgress } = await import('../../src/engine/page.js');
+const { children } = await import('../../src/engine/stages/child-paths.js');
 
 const file = { file: true } as const;
 
@@ -200,7 +200,7 @@ describe('the child-paths stage', () => {
     normalize: (raw, base) => normalizeUrl(raw, base, file),
     catalog: cat,
   });
-  const ctx = { queue } as unknown as Parameters<typeof childPaths>[1];
+  const ctx = { queue } as unknown as Parameters<typeof children.run>[1];
   const answer = (children?: string[]): FetchResult => ({
     finalUrl: root,
     redirects: [],
@@ -218,7 +218,7 @@ describe('the child-paths stage', () => {
   it('offers a folder’s children one level deeper and ends it LISTED', async () => {
     const page = new PageInProgress({ url: root, depth: 2, priority: 0, leaseKey: 'k' });
     page.result = answer([`${root}a.html`, `${root}archive/`, `${root}sub/`, 'file:///etc/']);
-    const verdict = await childPaths(page, ctx);
+    const verdict = await children.run(page, ctx);
     expect(verdict).toEqual({ outcome: Outcome.LISTED, why: '4 entries' });
     const offer = page.completion.offer;
     expect(offer?.accepted.map((e) => [e.url, e.depth, e.referrer])).toEqual([
@@ -234,10 +234,10 @@ describe('the child-paths stage', () => {
   it('passes anything else on', async () => {
     const page = new PageInProgress({ url: `${root}a.html`, depth: 1, priority: 0, leaseKey: 'k' });
     page.result = { ...answer(), contentType: 'text/html' };
-    expect(await childPaths(page, ctx)).toBe(NEXT);
+    expect(await children.run(page, ctx)).toBe(NEXT);
     expect(page.completion.offer).toBeUndefined();
     const empty = new PageInProgress({ url: `${root}empty/`, depth: 1, priority: 0, leaseKey: 'k' });
     empty.result = answer([]);
-    expect(await childPaths(empty, ctx)).toEqual({ outcome: Outcome.LISTED, why: '0 entries' });
+    expect(await children.run(empty, ctx)).toEqual({ outcome: Outcome.LISTED, why: '0 entries' });
   });
 });

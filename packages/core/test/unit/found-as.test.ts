@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createAcceptorChain } from '../../src/acceptors/acceptor-chain.js';
 import { resolveCatalogSettings } from '../../src/config.js';
 import { scanHtml } from '../../src/content/html-scan.js';
-import type { Completion } from '../../src/engine/committer.js';
 import { ledgerRows } from '../../src/engine/ledger-rows.js';
+import type { Completion } from '../../src/engine/page.js';
 import { QueuePipeline } from '../../src/engine/queue-pipeline.js';
 import { decodeEntry, encodeEntry } from '../../src/frontier/frontier-keys.js';
 import type { Catalog } from '../../src/model.js';
@@ -12,7 +12,7 @@ import { foundAs, MAX_FOUND_AS, writtenForm } from '../../src/url/found-as.js';
 import { normalizeUrl } from '../../src/url/normalize.js';
 
 // Through the page pipeline's own module first, as the engine loads it (the stage modules import from it).
-const { followed } = await import('../../src/engine/page-pipeline.js');
+const { followed } = await import('../../src/engine/stages/links.js');
 
 const page = 'http://h.test/dir/page.html';
 

@@ -1,13 +1,7 @@
 import { Outcome } from '../../outcomes.js';
 import { canonicalFromLinkHeader } from '../flow/link-header.js';
-import {
-  addOffer,
-  NEXT,
-  type PageInProgress,
-  type PipelineContext,
-  type Stage,
-  type StageVerdict,
-} from '../page-pipeline.js';
+import { NEXT, type PageInProgress, type PipelineContext, type Stage, type StageVerdict } from '../page.js';
+import { addOffer } from './links.js';
 
 /** Noncanonical copies one run remembers, to break a loop of two pages naming each other. */
 const MAX_REMEMBERED = 100_000;
@@ -66,5 +60,7 @@ export function canonicalFromHeaders(page: PageInProgress, ctx: PipelineContext,
 }
 
 /** After extraction: the page's `<link rel=canonical>`. */
-export const canonicalInPage: Stage = async (page, ctx) =>
-  page.document ? NEXT : canonicalCheck(page, ctx, page.content.canonical, 'html');
+export const canonical: Stage = {
+  name: 'canonical',
+  run: async (page, ctx) => (page.document ? NEXT : canonicalCheck(page, ctx, page.content.canonical, 'html')),
+};

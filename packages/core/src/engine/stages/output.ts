@@ -1,0 +1,77 @@
+import { ids } from '../../ids.js';
+import { keys } from '../../layout.js';
+import type { ResourceRow } from '../../model.js';
+import { Outcome } from '../../outcomes.js';
+import { done, type PageInProgress, type PipelineContext, type Stage } from '../page.js';
+
+/**
+ * CompositeOutputChannel (seed 002's output): file ─► index ─► vector. The file failing is the page failing (its
+ * StageError names the layer); the others are counted. The page is SAVED.
+ */
+export const output: Stage = {
+  name: 'output',
+  run: async (page, ctx) => {
+    const { deps: d, clock, owed } = ctx;
+    const { result, resourceId } = page;
+    page.resource ??= resourceRow(page, ctx);
+    const resource = page.resource;
+    owed.expect(resourceId, d.outputs.deferredLayers);
+    page.owesWrites = true;
+    if (page.previous && d.onReplace) await d.onReplace(page.previous);
+    const { images } = page;
+    await clock.time(
+      'output',
+      d.outputs.write({
+        catalog: d.catalog,
+        version: d.version,
+        resource,
+        html: result.body,
+        text: page.content.text,
+        images,
+      }),
+    );
+    const c = page.completion;
+    c.resource = resource;
+    c.images = images.filter((i) => i.bytes).map((i) => i.row);
+    c.newImages = c.images.length;
+    c.links = images.map((i) => ({
+      id: ids.resourceImage(d.catalog.id, d.version, resourceId, i.row.id),
+      catalogId: d.catalog.id,
+      version: d.version,
+      resourceId,
+      imageId: i.row.id,
+      alt: i.alt,
+      surroundingText: i.surroundingText,
+    }));
+    if (page.document) ctx.counters.note(`documents:${page.document.parser}`, page.entry.url);
+    return done(Outcome.SAVED);
+  },
+};
+
+/** The resource row of a page about to be saved; a document keeps its original bytes under its own extension. */
+export function resourceRow(page: PageInProgress, { deps: d }: Pick<PipelineContext, 'deps'>): ResourceRow {
+  const { entry, result, content, resourceId } = page;
+  return {
+    id: resourceId,
+    catalogId: d.catalog.id,
+    version: d.version,
+    url: entry.url,
+    urlHash: page.hash,
+    title: content.title || entry.url,
+    contentType: result.contentType,
+    charset: result.charset,
+    status: result.status,
+    depth: entry.depth,
+    contentHash: page.textHash,
+    etag: result.etag,
+    lastModified: result.lastModified,
+    htmlPath: page.document
+      ? keys.pageOriginal(d.catalog.id, d.version, resourceId, page.document.extension)
+      : keys.pageHtml(d.catalog.id, d.version, resourceId),
+    textPath: keys.pageText(d.catalog.id, d.version, resourceId),
+    htmlBytes: result.body.length,
+    textChars: content.text.length,
+    linkDensity: content.linkDensity,
+    fetchedAt: new Date().toISOString(),
+  };
+}
