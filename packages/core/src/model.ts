@@ -3,18 +3,18 @@
  * Every child row carries catalogId and version. The database holds no page bodies.
  */
 
-import type { CatalogSettings } from './config.js';
+import type { CatalogSettings } from './settings/catalog-settings.js';
 
-export type OutputLayer = 'file' | 'index' | 'vector';
+export type { OutputLayer } from './settings/catalog-settings.js';
 export type ContentDedupKind = 'sha256' | 'simhash';
 export type CrawlAction = 'crawl' | 'update' | 'merge' | 'rebuild' | 'resume' | 'replay' | 'delete';
 export type RunningState = 'none' | CrawlAction;
 
 /**
  * The rules for crawling one site. Stored as JSON on the catalog row and in settings.json. Defined once, as the zod
- * schema `catalogSettingsSchema` in config.ts (with each field's doc and default); this is its type.
+ * schema `catalogSettingsSchema` in settings/catalog-settings.ts (with each field's doc and default); this is its type.
  */
-export type { CatalogSettings } from './config.js';
+export type { CatalogSettings } from './settings/catalog-settings.js';
 
 export interface Catalog {
   id: string;

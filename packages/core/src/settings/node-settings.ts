@@ -1,0 +1,211 @@
+import { hostname } from 'node:os';
+import { z } from 'zod';
+
+/**
+ * Every node setting with its environment variable and default. `.env.example` lists the same table.
+ * Resolution order: flags > env > defaults. GF_* variables that name no setting are listed by `unknownEnv` (the
+ * command line logs them as a warning), not ignored silently.
+ */
+export const settingsSchema = z.strictObject({
+  /** GF_DATA_STORE: data root holding system/ and user/. @default ./data */
+  dataStore: z.string().min(1).default('./data'),
+  /** DATABASE_URL: empty = SQLite at data/system/greenfinger.db; postgres://… = PostgreSQL. */
+  databaseUrl: z.string().default(''),
+  /** GF_REDIS_URL: the Redis a cluster's members meet in (`--cluster`); unused by a node on its own. */
+  redisUrl: z.string().min(1).default('redis://127.0.0.1:6379'),
+  /** GF_NODE: node name in report file names. @default hostname */
+  node: z
+    .string()
+    .min(1)
+    .default(hostname().split('.')[0] || 'node'),
+  /** GF_INDEX_PREFIX: prefix of index directories. @default greenfinger */
+  indexPrefix: z
+    .string()
+    .regex(/^[a-z0-9_-]+$/)
+    .default('greenfinger'),
+  /** GF_VECTOR_COLLECTION: text collection name (width is appended). @default greenfinger_text */
+  vectorCollection: z
+    .string()
+    .regex(/^[a-z0-9_-]+$/)
+    .default('greenfinger_text'),
+  /**
+   * GF_INDEX_CHAMPION_MIN_DF: a term in at least this many documents of a version gets a champion list when the
+   * version is published (words queries of such terms are ranked among the lists). @default 4000
+   */
+  championMinDf: z.coerce.number().int().min(1).default(4000),
+  /** GF_INDEX_CHAMPION_SIZE: documents kept per champion list (the best by the term's own score). @default 1000 */
+  championSize: z.coerce.number().int().min(10).max(100000).default(1000),
+  /**
+   * GF_INDEX_PAIRS_MIN_DOCS: a version of at least this many documents gets a word-pair table when it is published,
+   * which answers quoted phrases without reading word positions; 0 = never. @default 10000
+   */
+  pairsMinDocs: z.coerce.number().int().min(0).default(10_000),
+  /**
+   * GF_VECTOR_ANN_MIN: points a catalog version needs before meaning search gets an approximate (HNSW) index;
+   * smaller versions are searched exactly, 0 = never. @default 2000
+   */
+  annMinPoints: z.coerce.number().int().min(0).default(2000),
+  /** GF_EMBEDDING_PROVIDER: local. @default local */
+  embeddingProvider: z.enum(['local']).default('local'),
+  /** GF_MODEL_DIR: directory holding ONNX models (transformers.js layout). @default ./models */
+  modelDir: z.string().default('./models'),
+  /** GF_TEXT_MODEL: model folder name under GF_MODEL_DIR. @default multilingual-e5-small */
+  textModel: z.string().default('multilingual-e5-small'),
+  /** GF_CHUNK_SIZE / GF_CHUNK_OVERLAP / GF_MAX_CHUNKS: text chunking for vectors. */
+  chunkSize: z.coerce.number().int().min(100).max(8000).default(1000),
+  chunkOverlap: z.coerce.number().int().min(0).max(4000).default(200),
+  maxChunks: z.coerce.number().int().min(1).max(1000).default(20),
+  /**
+   * GF_EMBEDDING_WORKERS: worker threads embedding a crawl's chunks, each with its own copy of the model (the
+   * bundled one is single-threaded). @default 2
+   */
+  embeddingWorkers: z.coerce.number().int().min(1).max(16).default(2),
+  /**
+   * GF_SEARCH_EARLY: true = a crawl publishes words search as soon as its fetch ends and meaning search as its vectors
+   * are written (the first chunk of every page first); false = words and meaning together once every vector is
+   * written, page by page (as before issue 18). @default true
+   */
+  searchEarly: z
+    .union([z.boolean(), z.enum(['true', 'false', '1', '0'])], { error: 'must be true or false' })
+    .default(true)
+    .transform((v) => v === true || v === 'true' || v === '1'),
+  /**
+   * GF_MODEL_SOURCE: where `greenfinger models pull` downloads models from (a Hugging Face style host:
+   * `<source>/<repo>/resolve/main/<file>`). @default https://huggingface.co
+   */
+  modelSource: z.string().url().default('https://huggingface.co'),
+  /** GF_CONTENT_DEDUP: sha256 | simhash. @default sha256 */
+  contentDedup: z.enum(['sha256', 'simhash']).default('sha256'),
+  /** GF_SIMHASH_DISTANCE: max Hamming distance counted as duplicate. @default 3 */
+  simhashDistance: z.coerce.number().int().min(0).max(3).default(3),
+  /** GF_USER_AGENT */
+  userAgent: z.string().default('Greenfinger/0.1 (+https://github.com/greenfinger)'),
+  /**
+   * GF_TIMEOUT_MS: one deadline per request, covering connect, headers and the whole body (redirects included);
+   * a body still arriving at the deadline ends the request. @default 15000
+   */
+  timeoutMs: z.coerce.number().int().min(100).default(15000),
+  /**
+   * GF_MIN_BYTES_PER_SECOND: a body arriving slower than this on average, once GF_SLOW_BODY_GRACE_MS have passed
+   * since its headers, is given up (a slow-loris server); 0 turns the check off. @default 1024
+   */
+  minBytesPerSecond: z.coerce.number().int().min(0).default(1024),
+  /** GF_SLOW_BODY_GRACE_MS: how long a body may take before GF_MIN_BYTES_PER_SECOND applies. @default 3000 */
+  slowBodyGraceMs: z.coerce.number().int().min(100).default(3000),
+  /** GF_MAX_BODY_BYTES: body size cap for pages. @default 10485760 */
+  maxBodyBytes: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(10 * 1024 * 1024),
+  /**
+   * GF_DOCUMENT_MAX_MB: size cap of one document (PDF, Word, text), in MiB; a larger one is REJECTED_IMPORT:too-large
+   * without being parsed. Held in bytes. @default 50
+   */
+  documentMaxBytes: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(4096)
+    .default(50)
+    .transform((mb) => mb * 1024 * 1024),
+  /**
+   * GF_DOCUMENT_TIMEOUT_MS: time one document may take on the document worker; past it the worker is terminated
+   * and replaced, and the document is REJECTED_IMPORT:timeout. @default 30000
+   */
+  documentTimeoutMs: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  /**
+   * GF_MAX_REDIRECTS: redirects followed from one url — inside a fetch for pictures, robots.txt and sitemaps, and
+   * along a chain of page redirects (each target is a url of its own; past it REJECTED_TOO_MANY_REDIRECTS). @default 10
+   */
+  maxRedirects: z.coerce.number().int().min(0).max(50).default(10),
+  /** GF_CHROMIUM_PATH: the Chromium the `browser` and `adaptive` extractors drive; none is ever downloaded. */
+  chromiumPath: z.string().min(1).default('/usr/bin/chromium'),
+  /** GF_BROWSER_PAGES: pages the browser of one run has open at once, over every host. @default 2 */
+  browserPages: z.coerce.number().int().min(1).max(32).default(2),
+  /** GF_BROWSER_RECYCLE_PAGES: pages one browser renders before a fresh one replaces it (memory). @default 100 */
+  browserRecyclePages: z.coerce.number().int().min(1).default(100),
+  /**
+   * GF_BROWSER_MAX_MB: memory ceiling of one browser (proportional set size of its processes, MiB); above it a
+   * fresh browser replaces it. 0 = none. @default 1024
+   */
+  browserMaxMb: z.coerce.number().int().min(0).default(1024),
+  /** GF_RENDER_TIMEOUT_MS: a rendered page's navigation (its `load` event). @default 15000 */
+  renderTimeoutMs: z.coerce.number().int().min(100).default(15000),
+  /** GF_RENDER_IDLE_MS: the wait for the network to go quiet after `load`. @default 3000 */
+  renderIdleMs: z.coerce.number().int().min(0).default(3000),
+  /**
+   * GF_RENDER_SETTLE_MS: the wait after network idle for the page's text to reach GF_RENDER_MIN_TEXT_CHARS; a page
+   * still a shell then is REJECTED_UNRENDERED. @default 5000
+   */
+  renderSettleMs: z.coerce.number().int().min(0).default(5000),
+  /** GF_RENDER_MAX_SCROLLS: scrolls to the bottom of a rendered page (infinite scroll, bounded). @default 3 */
+  renderMaxScrolls: z.coerce.number().int().min(0).max(50).default(3),
+  /** GF_RENDER_MIN_TEXT_CHARS: RenderingDetector — a page with this much visible text is never rendered. @default 200 */
+  renderMinTextChars: z.coerce.number().int().min(0).default(200),
+  /** GF_RENDER_MAX_SCRIPT_SHARE: RenderingDetector — a page more than this share script bytes is a shell. @default 0.6 */
+  renderMaxScriptShare: z.coerce.number().gt(0).max(1).default(0.6),
+  /**
+   * GF_RENDER_MEMORY_RENDERS: render memory — after this many pages in a row of one host and url pattern needed the
+   * browser, the rest of the pattern go straight to it (the detector not asked). 0 = never. @default 3
+   */
+  renderMemoryRenders: z.coerce.number().int().min(0).default(3),
+  /**
+   * GF_RENDER_MEMORY_STATIC: render memory — after this many pages in a row of a pattern needed no browser, the
+   * detector is not asked about the rest of the pattern. 0 = always ask. @default 20
+   */
+  renderMemoryStatic: z.coerce.number().int().min(0).default(20),
+  /** GF_RENDER_MEMORY_RECHECK: render memory — every this-many pages of a remembered pattern, one is checked again. @default 50 */
+  renderMemoryRecheck: z.coerce.number().int().min(1).default(50),
+  /** GF_IMAGE_MIN_SIZE: pictures smaller than this (px, both sides, when known) or bytes/10 are skipped. @default 100 */
+  imageMinSize: z.coerce.number().int().min(0).default(100),
+  /** GF_IMAGE_MAX_BYTES @default 10485760 */
+  imageMaxBytes: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(10 * 1024 * 1024),
+  /** GF_IMAGE_MAX_SIDE: a picture whose header claims a longer side (px) is refused. @default 30000 */
+  imageMaxSide: z.coerce.number().int().min(1).default(30_000),
+  /** GF_IMAGE_MAX_PIXELS: a picture whose header claims more pixels (width × height) is refused. @default 100000000 */
+  imageMaxPixels: z.coerce.number().int().min(1).default(100_000_000),
+  /** GF_IMAGES_PER_PAGE @default 50 */
+  imagesPerPage: z.coerce.number().int().min(0).default(50),
+  /** GF_LOG_LEVEL @default info */
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** GF_WORKERS: extraction worker threads; 0 = extract on the main thread. @default cores − 1, at least 1 */
+  workers: z.coerce.number().int().min(0).max(64).optional(),
+  /** Milliseconds a crawl process waits after the first SIGTERM or Ctrl-C before it exits regardless. @default 5000 */
+  stopDeadlineMs: z.coerce.number().int().min(100).max(600_000).default(5000),
+  /** GF_SERVER_HOST: the address `greenfinger serve` listens on. @default 127.0.0.1 */
+  serverHost: z.string().min(1).default('127.0.0.1'),
+  /** GF_SERVER_PORT: the port `greenfinger serve` listens on (0 = any free port). @default 50080 */
+  serverPort: z.coerce.number().int().min(0).max(65_535).default(50_080),
+  /**
+   * GF_TOKEN_SECRET: the key sign-in tokens are signed with (at least 32 characters). Unset: a random key kept in
+   * system/token-secret, so a restart keeps sessions.
+   */
+  tokenSecret: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** GF_TOKEN_TTL: how long a sign-in lasts: seconds, or a number with s, m, h or d. @default 8h */
+  tokenTtl: z
+    .string()
+    .regex(/^\d+[smhd]?$/, 'must be seconds or a number with s, m, h or d, e.g. 8h')
+    .default('8h'),
+  /** GF_CORS_ORIGINS: comma-separated origins allowed to call the REST API from a browser; empty = CORS off. */
+  corsOrigins: z.string().default(''),
+  /**
+   * GF_DOCUMENTS: false = PDF, Word and text documents are not read on this node, whatever a catalog says (each is
+   * REJECTED_NOT_MARKUP, as html-only crawls were). @default true
+   */
+  documents: z
+    .union([z.boolean(), z.enum(['true', 'false', '1', '0'])], { error: 'must be true or false' })
+    .default(true)
+    .transform((v) => v === true || v === 'true' || v === '1'),
+  /** GF_API_WEB: false = the server answers the REST API only (no search page). @default true */
+  apiWeb: z
+    .union([z.boolean(), z.enum(['true', 'false', '1', '0'])], { error: 'must be true or false' })
+    .default(true)
+    .transform((v) => v === true || v === 'true' || v === '1'),
+});
+
+export type Settings = z.infer<typeof settingsSchema>;
