@@ -361,11 +361,9 @@ export function describeRecordDatabaseContract(name: string, open: () => Promise
       it('writes a large batch in one call', async () => {
         const catalog = makeCatalog();
         const rows = Array.from({ length: 3000 }, (_, i) => makeResource(catalog.id, 1, `/bulk/${i}`));
-        const started = performance.now();
+        // The test's timeout is the deadline; how fast the batch is written belongs to bench/.
         await db.resources.saveResources(rows);
-        const ms = performance.now() - started;
         expect((await db.resources.count(catalog.id, 1)).resources).toBe(3000);
-        expect(ms).toBeLessThan(15_000);
       });
     });
 

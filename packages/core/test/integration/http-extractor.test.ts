@@ -208,13 +208,12 @@ describe('HttpExtractor against a local server', () => {
     expect(broken.text).toBe('boom');
   });
 
+  // The page answers after 3 s, the extractor gives up after 400 ms: "timed out" says which ended it.
   it('times out on a slow page with a retryable FetchError', async () => {
-    const started = Date.now();
     const err = await ex.fetch(`${site.base}/slow`).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FetchError);
     expect((err as FetchError).retryable).toBe(true);
     expect((err as FetchError).message).toMatch(/timed out/);
-    expect(Date.now() - started).toBeLessThan(2500);
   });
 
   it('caps the body size (settings and per-call maxBytes)', async () => {

