@@ -1,20 +1,20 @@
 import { type CounterSnapshot, CrawlerError, type CrawlProgress, type Logger } from '@greenfinger/core';
 import type { Redis } from 'ioredis';
-import type { ClusterCrawlRequest, RunStarted } from './cluster-node.js';
-import type { ClusterRunReport } from './cluster-report.js';
-import { ClusterKeys } from './keys.js';
-import { LeaderGateway } from './leader-gateway.js';
-import { LeaderLease } from './leader-lease.js';
-import { Membership } from './membership.js';
-import { closeRedis, connectRedis } from './redis-connection.js';
-import { type ReplayWaitOptions, replayOnCluster } from './replay-client.js';
-import type { ClusterReplayReport } from './replay-protocol.js';
-import type { ClusterReplayRequest } from './replay-scatter.js';
-import { CHECK, runState } from './routing-scripts.js';
-import { resumableRuns } from './run-resume.js';
-import { currentRun } from './run-supervisor.js';
-import { byNode } from './shared-counters.js';
-import { parseObject } from './wire.js';
+import { byNode } from './budgets/shared-counters.js';
+import { LeaderGateway } from './membership/leader-gateway.js';
+import { LeaderLease } from './membership/leader-lease.js';
+import { Membership } from './membership/membership.js';
+import { ClusterKeys } from './plumbing/keys.js';
+import { closeRedis, connectRedis } from './plumbing/redis-connection.js';
+import { parseObject } from './plumbing/wire.js';
+import { type ReplayWaitOptions, replayOnCluster } from './replay/replay-client.js';
+import type { ClusterReplayReport } from './replay/replay-protocol.js';
+import type { ClusterReplayRequest } from './replay/replay-scatter.js';
+import type { ClusterRunReport } from './run/cluster-report.js';
+import { CHECK, runState } from './run/routing-scripts.js';
+import type { ClusterCrawlRequest, RunStarted } from './run/run-info.js';
+import { resumableRuns } from './run/run-resume.js';
+import { currentRun } from './run/run-supervisor.js';
 
 /** One member as `status --cluster` shows it. */
 export interface MemberStatus {

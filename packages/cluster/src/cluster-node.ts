@@ -10,25 +10,25 @@ import {
   type Settings,
 } from '@greenfinger/core';
 import type { Redis } from 'ioredis';
-import { catchUpCatalogs } from './catalog-catch-up.js';
-import type { AdminRouting } from './cluster-admin-writer.js';
-import { ControlChannel, type ControlMessage } from './control-channel.js';
-import { announcingWriter } from './deletion-announcer.js';
-import { DeletionFollower } from './deletion-follower.js';
-import { announceDeletion, type Deletion } from './deletion-log.js';
-import { ClusterKeys, checkName } from './keys.js';
-import { LeaderGateway } from './leader-gateway.js';
-import { LeaderLease } from './leader-lease.js';
+import { catchUpCatalogs } from './admin/catalog-catch-up.js';
+import type { AdminRouting } from './admin/cluster-admin-writer.js';
+import { announcingWriter } from './channels/deletion-announcer.js';
+import { DeletionFollower } from './channels/deletion-follower.js';
+import { announceDeletion, type Deletion } from './channels/deletion-log.js';
+import { RunReplicas } from './channels/run-replicas.js';
 import { LeaderOps } from './leader-ops.js';
-import { LeaderSeat } from './leader-seat.js';
 import { memberComponents } from './member-components.js';
-import { Membership } from './membership.js';
-import { closeRedis, connectRedis } from './redis-connection.js';
-import { ReplayMember } from './replay-member.js';
-import { decodeRunInfo, type PolitenessScope, politenessScope, type RunInfo } from './run-info.js';
-import { postPart, takePart } from './run-member.js';
-import { RunReplicas } from './run-replicas.js';
-import { currentRun, supervise } from './run-supervisor.js';
+import { LeaderGateway } from './membership/leader-gateway.js';
+import { LeaderLease } from './membership/leader-lease.js';
+import { LeaderSeat } from './membership/leader-seat.js';
+import { Membership } from './membership/membership.js';
+import { ControlChannel, type ControlMessage } from './plumbing/control-channel.js';
+import { ClusterKeys, checkName } from './plumbing/keys.js';
+import { closeRedis, connectRedis } from './plumbing/redis-connection.js';
+import { ReplayMember } from './replay/replay-member.js';
+import { decodeRunInfo, type PolitenessScope, politenessScope, type RunInfo } from './run/run-info.js';
+import { postPart, takePart } from './run/run-member.js';
+import { currentRun, supervise } from './run/run-supervisor.js';
 
 export interface ClusterNodeOptions {
   cluster: string;
@@ -51,8 +51,6 @@ export interface ClusterNodeOptions {
   /** Whose per-host budget the catalog's is, in the runs this member starts as leader. @default GF_CLUSTER_POLITENESS, else member */
   politeness?: PolitenessScope | undefined;
 }
-
-export type { ClusterCrawlRequest, RunStarted } from './leader-ops.js';
 
 /**
  * A long-lived cluster member (`greenfinger node --cluster NAME`): a Greenfinger on its own data root whose

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import {
   type AdminWriter,
   type Catalog,
-  type CatalogRequest,
   CrawlerError,
   type CrawlVerb,
   type Greenfinger,
@@ -10,36 +9,27 @@ import {
   reportStamp,
 } from '@greenfinger/core';
 import type { Redis } from 'ioredis';
-import { CATALOG_ROWS_OP, catalogRows } from './catalog-catch-up.js';
-import { ADMIN_OPS } from './cluster-admin-writer.js';
-import type { ControlChannel } from './control-channel.js';
-import { pruneDeletion, prunedBy } from './deletion-announcer.js';
-import type { Deletion } from './deletion-log.js';
-import type { ClusterKeys } from './keys.js';
-import type { LeaderHandler } from './leader-gateway.js';
-import type { LeaderLease } from './leader-lease.js';
-import type { Membership } from './membership.js';
-import { activeReplay } from './replay-protocol.js';
-import { type ClusterReplayRequest, startReplay } from './replay-scatter.js';
-import type { PolitenessScope, RunInfo } from './run-info.js';
-import { discardResumable, RESUME_TTL_SECONDS, type ResumableRun, resumableRun, takeOver } from './run-resume.js';
-import { clearCurrent, currentRun, expireRun, FINISHED_RUN_TTL_SECONDS, RUN_TTL_SECONDS } from './run-supervisor.js';
-import { seenBuckets } from './url-seen.js';
-
-/** What a crawl request sent to the leader names (a catalog, as `crawl` takes it, and the verb). */
-export interface ClusterCrawlRequest extends CatalogRequest {
-  action?: CrawlVerb | undefined;
-}
-
-/** The leader's answer to a crawl request. */
-export interface RunStarted {
-  runId: string;
-  catalogId: string;
-  catalog: string;
-  version: number;
-  action: CrawlVerb;
-  created: boolean;
-}
+import { ADMIN_OPS } from './admin/admin-ops.js';
+import { CATALOG_ROWS_OP, catalogRows } from './admin/catalog-catch-up.js';
+import { pruneDeletion, prunedBy } from './channels/deletion-announcer.js';
+import type { Deletion } from './channels/deletion-log.js';
+import type { LeaderHandler } from './membership/leader-gateway.js';
+import type { LeaderLease } from './membership/leader-lease.js';
+import type { Membership } from './membership/membership.js';
+import type { ControlChannel } from './plumbing/control-channel.js';
+import type { ClusterKeys } from './plumbing/keys.js';
+import { activeReplay } from './replay/replay-protocol.js';
+import { type ClusterReplayRequest, startReplay } from './replay/replay-scatter.js';
+import type { ClusterCrawlRequest, PolitenessScope, RunInfo, RunStarted } from './run/run-info.js';
+import { discardResumable, RESUME_TTL_SECONDS, type ResumableRun, resumableRun, takeOver } from './run/run-resume.js';
+import {
+  clearCurrent,
+  currentRun,
+  expireRun,
+  FINISHED_RUN_TTL_SECONDS,
+  RUN_TTL_SECONDS,
+} from './run/run-supervisor.js';
+import { seenBuckets } from './run/url-seen.js';
 
 /** What the leader's operations need of the member that leads. */
 export interface LeaderOpsDeps {

@@ -13,18 +13,18 @@ import {
   type VectorStoreFamily,
 } from '@greenfinger/core';
 import type { Redis } from 'ioredis';
-import { type AdminRouting, ClusterAdminWriter } from './cluster-admin-writer.js';
-import { ClusterContentDedup } from './cluster-content-dedup.js';
+import { type AdminRouting, ClusterAdminWriter } from './admin/cluster-admin-writer.js';
+import { ClusterContentDedup } from './budgets/cluster-content-dedup.js';
+import { ClusterPoliteness } from './budgets/cluster-politeness.js';
+import { RedisPageBudget } from './budgets/redis-page-budget.js';
+import { RedisPictureRegistry } from './budgets/redis-picture-registry.js';
+import { RedisRenderMemory } from './budgets/redis-render-memory.js';
+import type { RunReplicas } from './channels/run-replicas.js';
+import { IndexReplicaChannel } from './channels/search-replica.js';
 import { ClusterCrawlRunner } from './cluster-crawl-runner.js';
-import { ClusterPoliteness } from './cluster-politeness.js';
-import type { ClusterKeys } from './keys.js';
-import { RedisPageBudget } from './redis-page-budget.js';
-import { RedisPictureRegistry } from './redis-picture-registry.js';
-import { RedisRenderMemory } from './redis-render-memory.js';
-import { RevocableFrontier } from './revocable-frontier.js';
-import type { RunInfo } from './run-info.js';
-import type { RunReplicas } from './run-replicas.js';
-import { IndexReplicaChannel } from './search-replica.js';
+import type { ClusterKeys } from './plumbing/keys.js';
+import { RevocableFrontier } from './run/revocable-frontier.js';
+import type { RunInfo } from './run/run-info.js';
 
 /** What a member's components are built from (cluster-node.ts supplies them). */
 export interface MemberComponentsDeps {

@@ -9,7 +9,7 @@ import {
 } from '@greenfinger/core';
 import { describe, expect, it } from 'vitest';
 import { createTempDir } from '../../core/test/support/tmp.js';
-import { blobReplicaConsumer, replicatedBlobs } from '../src/blob-replica.js';
+import { blobReplicaConsumer, replicatedBlobs } from '../src/channels/blob-replica.js';
 import {
   type BinaryItem,
   FrameConsumer,
@@ -17,8 +17,8 @@ import {
   framesCaughtUp,
   MAX_FRAME_BYTES,
   trimFrames,
-} from '../src/multicast-frames.js';
-import { replicatedVectors, vectorReplicaConsumer } from '../src/vector-replica.js';
+} from '../src/channels/multicast-frames.js';
+import { replicatedVectors, vectorReplicaConsumer } from '../src/channels/vector-replica.js';
 import { testCluster, testRedisUrl, until } from './support/redis.js';
 
 const log = silentLogger();

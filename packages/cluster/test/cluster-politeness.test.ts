@@ -1,6 +1,6 @@
 import { HostPoliteness, silentLogger } from '@greenfinger/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClusterPoliteness } from '../src/cluster-politeness.js';
+import { ClusterPoliteness } from '../src/budgets/cluster-politeness.js';
 import { type TestCluster, testCluster } from './support/redis.js';
 
 const log = silentLogger();

@@ -1,6 +1,6 @@
 import type { RunReport } from '@greenfinger/core';
 import { describe, expect, it } from 'vitest';
-import { continueReport, mergeReports } from '../src/cluster-report.js';
+import { continueReport, mergeReports } from '../src/run/cluster-report.js';
 
 /** A member's report with the counters given, the rest zero. */
 function report(node: string, saved: number, at: [string, string], extra: Partial<RunReport> = {}): RunReport {

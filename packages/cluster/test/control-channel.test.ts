@@ -1,6 +1,6 @@
 import { silentLogger } from '@greenfinger/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ControlChannel, type ControlMessage, decodeControl } from '../src/control-channel.js';
+import { ControlChannel, type ControlMessage, decodeControl } from '../src/plumbing/control-channel.js';
 import { type TestCluster, testCluster, until } from './support/redis.js';
 
 const log = silentLogger();

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { CrawlStreams } from '../src/crawl-stream.js';
+import { CrawlStreams } from '../src/run/crawl-stream.js';
 import { type TestCluster, testCluster } from './support/redis.js';
 
 let cluster: TestCluster | undefined;

@@ -1,5 +1,5 @@
-import { HashRing } from '@greenfinger/cluster';
 import { describe, expect, it } from 'vitest';
+import { HashRing } from '../src/run/hash-ring.js';
 
 describe('HashRing', () => {
   const keys = Array.from({ length: 20_000 }, (_, i) => HashRing.crawlKey('c', 0, `http://h/p${i}`));

@@ -1,12 +1,12 @@
 import { type LeasedEntry, MemoryFrontier, silentLogger } from '@greenfinger/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClusterCrawlCoordinator } from '../src/cluster-crawl-coordinator.js';
-import { CrawlStreams } from '../src/crawl-stream.js';
-import { Membership } from '../src/membership.js';
-import { rehome } from '../src/rehome.js';
-import { RevocableFrontier } from '../src/revocable-frontier.js';
-import { JOIN } from '../src/routing-scripts.js';
-import type { RunRing } from '../src/run-ring.js';
+import { Membership } from '../src/membership/membership.js';
+import { ClusterCrawlCoordinator } from '../src/run/cluster-crawl-coordinator.js';
+import { CrawlStreams } from '../src/run/crawl-stream.js';
+import { rehome } from '../src/run/rehome.js';
+import { RevocableFrontier } from '../src/run/revocable-frontier.js';
+import { JOIN } from '../src/run/routing-scripts.js';
+import type { RunRing } from '../src/run/run-ring.js';
 import { type TestCluster, testCluster, until } from './support/redis.js';
 
 const log = silentLogger();

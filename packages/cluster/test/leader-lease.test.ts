@@ -1,7 +1,7 @@
 import { silentLogger } from '@greenfinger/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LeaderLease } from '../src/leader-lease.js';
-import { Membership } from '../src/membership.js';
+import { LeaderLease } from '../src/membership/leader-lease.js';
+import { Membership } from '../src/membership/membership.js';
 import { type TestCluster, testCluster, until } from './support/redis.js';
 
 const log = silentLogger();

@@ -1,6 +1,6 @@
 import { CrawlerError, silentLogger } from '@greenfinger/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Membership, type MembershipChange } from '../src/membership.js';
+import { Membership, type MembershipChange } from '../src/membership/membership.js';
 import { type TestCluster, testCluster, until } from './support/redis.js';
 
 const log = silentLogger();

@@ -1,6 +1,6 @@
 import { type ImageRow, silentLogger } from '@greenfinger/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RedisPictureRegistry } from '../src/redis-picture-registry.js';
+import { RedisPictureRegistry } from '../src/budgets/redis-picture-registry.js';
 import { type TestCluster, testCluster } from './support/redis.js';
 
 const log = silentLogger();

@@ -1,6 +1,6 @@
 import { adviseRender, DEFAULT_RENDER_POLICY, silentLogger } from '@greenfinger/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RedisRenderMemory } from '../src/redis-render-memory.js';
+import { RedisRenderMemory } from '../src/budgets/redis-render-memory.js';
 import { type TestCluster, testCluster } from './support/redis.js';
 
 const log = silentLogger();

@@ -1,12 +1,12 @@
 import { silentLogger } from '@greenfinger/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CrawlStreams } from '../src/crawl-stream.js';
-import { HashRing } from '../src/hash-ring.js';
-import { rehome } from '../src/rehome.js';
-import { CHECK, DISPATCH, JOIN, runState } from '../src/routing-scripts.js';
-import { RING_POINTS } from '../src/run-ring.js';
-import { seenMember } from '../src/url-seen.js';
-import { decodeTask, encodeTask } from '../src/wire.js';
+import { decodeTask, encodeTask } from '../src/plumbing/wire.js';
+import { CrawlStreams } from '../src/run/crawl-stream.js';
+import { HashRing } from '../src/run/hash-ring.js';
+import { rehome } from '../src/run/rehome.js';
+import { CHECK, DISPATCH, JOIN, runState } from '../src/run/routing-scripts.js';
+import { RING_POINTS } from '../src/run/run-ring.js';
+import { seenMember } from '../src/run/url-seen.js';
 import { type TestCluster, testCluster } from './support/redis.js';
 
 const log = silentLogger();

@@ -1,6 +1,6 @@
 import { silentLogger } from '@greenfinger/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SharedCounters } from '../src/shared-counters.js';
+import { SharedCounters } from '../src/budgets/shared-counters.js';
 import { type TestCluster, testCluster, until } from './support/redis.js';
 
 const log = silentLogger();

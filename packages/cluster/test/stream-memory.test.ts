@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { CrawlStreams } from '../src/crawl-stream.js';
-import { HashRing } from '../src/hash-ring.js';
-import { seenMember } from '../src/url-seen.js';
-import { encodeTask } from '../src/wire.js';
+import { encodeTask } from '../src/plumbing/wire.js';
+import { CrawlStreams } from '../src/run/crawl-stream.js';
+import { HashRing } from '../src/run/hash-ring.js';
+import { seenMember } from '../src/run/url-seen.js';
 import { type TestCluster, testCluster } from './support/redis.js';
 
 let cluster: TestCluster | undefined;

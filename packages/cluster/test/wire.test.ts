@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeTask, encodeTask } from '../src/wire.js';
+import { decodeTask, encodeTask } from '../src/plumbing/wire.js';
 
 describe('crawl task wire format', () => {
   it('round-trips an entry, short fields, no empty ones', () => {

@@ -5,7 +5,7 @@ import { type FixtureSite, startFixtureSite } from '../../../core/test/support/f
 import { createTempDir, type TempDir } from '../../../core/test/support/tmp.js';
 import { ClusterClient } from '../../src/cluster-client.js';
 
-import { LeaderGateway } from '../../src/leader-gateway.js';
+import { LeaderGateway } from '../../src/membership/leader-gateway.js';
 import { clusterEnv, type Proc, runCli, startNode, stopAll } from '../support/processes.js';
 import { type TestCluster, testCluster, testRedisUrl, until } from '../support/redis.js';
 

@@ -6,8 +6,8 @@ import { type AccessLogLine, type Corpus, startCorpus } from '../../../core/test
 import { createTestDatabase, type TestDatabase } from '../../../core/test/support/pg.js';
 import { createTempDir, type TempDir } from '../../../core/test/support/tmp.js';
 import { ClusterClient } from '../../src/cluster-client.js';
-import type { ClusterRunReport } from '../../src/cluster-report.js';
-import { ControlChannel, type ControlMessage } from '../../src/control-channel.js';
+import { ControlChannel, type ControlMessage } from '../../src/plumbing/control-channel.js';
+import type { ClusterRunReport } from '../../src/run/cluster-report.js';
 import { type MemberRoot, onMember, topUrls } from '../support/member-view.js';
 import { clusterEnv, type Proc, runCli, runJson, startNode, stopAll, untilMembers } from '../support/processes.js';
 import { type TestCluster, testCluster, testRedisUrl, until } from '../support/redis.js';

@@ -6,7 +6,7 @@ import { fixtureFacts } from '../../../core/test/support/fixture-facts.js';
 import { type FixtureSite, startFixtureSite } from '../../../core/test/support/fixture-site.js';
 import { createTempDir, type TempDir } from '../../../core/test/support/tmp.js';
 import { ClusterClient } from '../../src/cluster-client.js';
-import type { ClusterRunReport } from '../../src/cluster-report.js';
+import type { ClusterRunReport } from '../../src/run/cluster-report.js';
 import { bin, clusterEnv, type Proc, startNode, startProc, stopAll } from '../support/processes.js';
 import { type TestCluster, testCluster, testRedisUrl, until } from '../support/redis.js';
 

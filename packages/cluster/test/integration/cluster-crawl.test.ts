@@ -5,11 +5,11 @@ import { fixtureFacts } from '../../../core/test/support/fixture-facts.js';
 import { type FixtureSite, startFixtureSite } from '../../../core/test/support/fixture-site.js';
 import { createTestDatabase, type TestDatabase } from '../../../core/test/support/pg.js';
 import { createTempDir, type TempDir } from '../../../core/test/support/tmp.js';
-import { ClusterContentDedup } from '../../src/cluster-content-dedup.js';
-import { ClusterCrawlCoordinator } from '../../src/cluster-crawl-coordinator.js';
-import { Membership } from '../../src/membership.js';
-import { CHECK, JOIN, runState } from '../../src/routing-scripts.js';
-import { RunRing } from '../../src/run-ring.js';
+import { ClusterContentDedup } from '../../src/budgets/cluster-content-dedup.js';
+import { Membership } from '../../src/membership/membership.js';
+import { ClusterCrawlCoordinator } from '../../src/run/cluster-crawl-coordinator.js';
+import { CHECK, JOIN, runState } from '../../src/run/routing-scripts.js';
+import { RunRing } from '../../src/run/run-ring.js';
 import { type TestCluster, testCluster } from '../support/redis.js';
 
 const log = silentLogger();

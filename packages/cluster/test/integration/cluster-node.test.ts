@@ -6,7 +6,7 @@ import { createTestDatabase, type TestDatabase } from '../../../core/test/suppor
 import { createTempDir, type TempDir } from '../../../core/test/support/tmp.js';
 import { ClusterClient } from '../../src/cluster-client.js';
 import type { ClusterNode } from '../../src/cluster-node.js';
-import { ControlChannel, type ControlMessage } from '../../src/control-channel.js';
+import { ControlChannel, type ControlMessage } from '../../src/plumbing/control-channel.js';
 import { startMembers } from '../support/members.js';
 import { type TestCluster, testCluster, testRedisUrl, until } from '../support/redis.js';
 

@@ -5,7 +5,7 @@ import { type AccessLogLine, type Corpus, startCorpus } from '../../../core/test
 import { createTempDir, type TempDir } from '../../../core/test/support/tmp.js';
 import { ClusterClient } from '../../src/cluster-client.js';
 import type { ClusterNode } from '../../src/cluster-node.js';
-import type { PolitenessScope } from '../../src/run-info.js';
+import type { PolitenessScope } from '../../src/run/run-info.js';
 import { startMembers } from '../support/members.js';
 import { type TestCluster, testCluster, testRedisUrl } from '../support/redis.js';
 

@@ -5,9 +5,9 @@ import { type FixtureSite, startFixtureSite } from '../../../core/test/support/f
 import { createTempDir, type TempDir } from '../../../core/test/support/tmp.js';
 import { ClusterClient } from '../../src/cluster-client.js';
 import type { ClusterNode } from '../../src/cluster-node.js';
-import type { ClusterRunReport } from '../../src/cluster-report.js';
-import { ControlChannel, type ControlMessage } from '../../src/control-channel.js';
-import { resumableRun } from '../../src/run-resume.js';
+import { ControlChannel, type ControlMessage } from '../../src/plumbing/control-channel.js';
+import type { ClusterRunReport } from '../../src/run/cluster-report.js';
+import { resumableRun } from '../../src/run/run-resume.js';
 import { startMembers } from '../support/members.js';
 import { type TestCluster, testCluster, testRedisUrl, until } from '../support/redis.js';
 

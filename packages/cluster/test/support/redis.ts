@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { silentLogger } from '@greenfinger/core';
 import type { Redis } from 'ioredis';
-import { ClusterKeys } from '../../src/keys.js';
-import { closeRedis, connectRedis } from '../../src/redis-connection.js';
+import { ClusterKeys } from '../../src/plumbing/keys.js';
+import { closeRedis, connectRedis } from '../../src/plumbing/redis-connection.js';
 
 /** The Redis the tests use: REDIS_URL (scripts/test.sh sets it), else the default port on loopback. */
 export const testRedisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';

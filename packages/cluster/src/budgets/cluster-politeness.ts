@@ -1,0 +1,160 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger, Pacer, Politeness } from '@greenfinger/core';
+import type { Redis } from 'ioredis';
+import { LuaScript } from '../plumbing/lua-script.js';
+
+/** A slot left by a member that died frees itself after this; held slots are renewed every third of it. */
+export const HOST_SLOT_LEASE_MS = 10_000;
+/** Polls of a request waiting for its host: from 10 ms, doubling, at most 100 ms apart. */
+const POLL_FIRST_MS = 10;
+const POLL_MAX_MS = 100;
+
+/**
+ * Take a slot of a host for the whole cluster, atomically: KEYS[1] the host's holders (a sorted set, score = lease
+ * end), KEYS[2] the earliest next request start. ARGV: holder, slots, interval ms, lease ms. Answers 0 (taken), or
+ * the ms to wait (the interval since the last start has not passed), or -1 (every slot is held). Redis's clock only:
+ * no member clocks are compared.
+ */
+const ACQUIRE = new LuaScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return -1 end
+local nxt = tonumber(redis.call('GET', KEYS[2]) or '0')
+if now < nxt then return nxt - now end
+local lease = tonumber(ARGV[4])
+redis.call('ZADD', KEYS[1], now + lease, ARGV[1])
+redis.call('PEXPIRE', KEYS[1], lease)
+local interval = tonumber(ARGV[3])
+if interval > 0 then redis.call('SET', KEYS[2], now + interval, 'PX', interval + 1000) end
+return 0
+`);
+
+/** Push the lease end of held slots (one holder per ARGV) that are still there. */
+const RENEW = new LuaScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+for i = 2, #ARGV do
+  local key = KEYS[i - 1]
+  if redis.call('ZSCORE', key, ARGV[i]) then
+    redis.call('ZADD', key, 'XX', now + tonumber(ARGV[1]), ARGV[i])
+    redis.call('PEXPIRE', key, tonumber(ARGV[1]))
+  end
+end
+return 1
+`);
+
+export interface ClusterPolitenessOptions {
+  /** This process's own politeness (its FIFO, its pacing of a rendered page's requests, Crawl-delay). */
+  local: Politeness & Partial<Pacer>;
+  redis: Redis;
+  /** Key prefix of the hosts' budgets (`gf:<cluster>:polite:`). */
+  prefix: string;
+  member: string;
+  /** Requests in flight to one host, over every member. */
+  maxPerHost: number;
+  /** Minimum time between two request starts to one host, over every member. */
+  intervalMs: number;
+  crawlDelayMs: (host: string) => Promise<number | undefined>;
+  log: Logger;
+  leaseMs?: number;
+}
+
+/**
+ * Politeness shared by a cluster's members (`GF_CLUSTER_POLITENESS=cluster`): the catalog's per-host budget —
+ * `hostConcurrency` requests in flight and `intervalMs` (or the host's Crawl-delay) between two request starts — holds
+ * for the cluster as a whole, not per member. A request first takes its slot in this process (its FIFO), then one of
+ * the host's slots in Redis in one script (`gf:<cluster>:polite:<host>`); a member that dies holding slots loses them
+ * within the lease (10 s; slots held are renewed every third of it). A rendered page's own requests are paced in the slot it holds,
+ * by this process's default (Pacer).
+ */
+export class ClusterPoliteness implements Politeness, Pacer {
+  readonly #o: ClusterPolitenessOptions;
+  readonly #lease: number;
+  /** Slots held now: holder → host key. */
+  readonly #held = new Map<string, string>();
+  #renewal: NodeJS.Timeout | undefined;
+  /** Requests that waited for another member's slot or interval (counted once each). */
+  waited = 0;
+
+  constructor(options: ClusterPolitenessOptions) {
+    this.#o = options;
+    this.#lease = options.leaseMs ?? HOST_SLOT_LEASE_MS;
+  }
+
+  async acquire(host: string): Promise<() => void> {
+    const releaseLocal = await this.#o.local.acquire(host);
+    try {
+      const holder = await this.#take(host);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        releaseLocal();
+        void this.#free(host, holder);
+      };
+    } catch (err) {
+      releaseLocal();
+      throw err;
+    }
+  }
+
+  pace(host: string, signal?: AbortSignal): Promise<void> {
+    return this.#o.local.pace?.(host, signal) ?? Promise.resolve();
+  }
+
+  #key(host: string): string {
+    return `${this.#o.prefix}${host}`;
+  }
+
+  /** Wait for one of the host's cluster-wide slots, polling (bounded by the lease: a dead holder's slot frees). */
+  async #take(host: string): Promise<string> {
+    const o = this.#o;
+    const holder = `${o.member}|${randomBytes(6).toString('hex')}`;
+    const delay = (await o.crawlDelayMs(host)) ?? 0;
+    const interval = Math.max(o.intervalMs, delay);
+    const key = this.#key(host);
+    const deadline = Date.now() + this.#lease * 6;
+    let poll = POLL_FIRST_MS;
+    let waited = false;
+    while (Date.now() < deadline) {
+      const answer = Number(
+        await ACQUIRE.run(o.redis, [key, `${key}:next`], [holder, o.maxPerHost, interval, this.#lease]),
+      );
+      if (answer === 0) {
+        this.#held.set(holder, key);
+        if (!this.#renewal) {
+          this.#renewal = setInterval(() => void this.#renew(), Math.floor(this.#lease / 3));
+          this.#renewal.unref();
+        }
+        if (waited) this.waited++;
+        return holder;
+      }
+      waited = true;
+      await new Promise((resolve) => setTimeout(resolve, answer > 0 ? Math.min(answer, POLL_MAX_MS) : poll));
+      poll = Math.min(POLL_MAX_MS, poll * 2);
+    }
+    throw new Error(`no slot of ${host} came free in the cluster within ${this.#lease * 6} ms`);
+  }
+
+  async #free(host: string, holder: string): Promise<void> {
+    this.#held.delete(holder);
+    if (this.#held.size === 0 && this.#renewal) {
+      clearInterval(this.#renewal);
+      this.#renewal = undefined;
+    }
+    await this.#o.redis.zrem(this.#key(host), holder).catch((err: unknown) => {
+      this.#o.log.warn({ host, err: (err as Error).message }, 'host slot not given back; it frees with its lease');
+    });
+  }
+
+  async #renew(): Promise<void> {
+    if (this.#held.size === 0) return;
+    const held = [...this.#held];
+    await RENEW.run(
+      this.#o.redis,
+      held.map(([, key]) => key),
+      [this.#lease, ...held.map(([holder]) => holder)],
+    ).catch((err: unknown) => this.#o.log.warn({ err: (err as Error).message }, 'host slots not renewed'));
+  }
+}
