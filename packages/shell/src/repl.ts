@@ -8,6 +8,7 @@ import { afterTextIn, commandsIn, flagsOf, promptCommand } from './command-table
 import { startMember } from './commands/member.js';
 import { commandLogger, EXIT, type Io, reportError } from './io.js';
 import type { PromptSession } from './prompt-session.js';
+import { onStopSignals } from './stop-signals.js';
 
 export const PROMPT = 'greenfinger:> ';
 /** Lines of history kept in system/shell-history. */
@@ -166,17 +167,20 @@ class Shell implements PromptSession {
 
   async loop(): Promise<number> {
     this.#open();
-    const onSignal = () => {
-      // Not on a terminal (a script killed): stop the jobs gracefully and leave.
-      this.#io.err('greenfinger: interrupted: stopping (crawls pause so resume can continue)\n');
-      this.#closed = true;
-      this.#rl.close();
-      this.#foreground?.abort();
-    };
-    if (!this.interactive) {
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
-    }
+    // Not on a terminal (a script killed): stop the jobs gracefully and leave; a second signal exits at once. On a
+    // terminal, readline's own SIGINT handling applies (#open).
+    const offSignals = this.interactive
+      ? () => undefined
+      : onStopSignals(this.#io, {
+          first: {
+            line: 'greenfinger: interrupted: stopping (crawls pause so resume can continue)\n',
+            stop: () => {
+              this.#closed = true;
+              this.#rl.close();
+              this.#foreground?.abort();
+            },
+          },
+        });
     try {
       if (this.interactive)
         this.#io.out('Greenfinger — help lists the commands, Tab completes, exit or Ctrl-D leaves.\n');
@@ -205,8 +209,7 @@ class Shell implements PromptSession {
         this.#refreshCatalogs();
       }
     } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      offSignals();
       this.#rl.close();
     }
     await this.#pauseJobs();

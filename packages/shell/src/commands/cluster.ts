@@ -1,12 +1,18 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { ClusterClient, ClusterNode, type ClusterRunReport, type ClusterStatus, checkName } from '@greenfinger/cluster';
 import {
-  type CatalogSettings,
+  ClusterClient,
+  ClusterCrawlRunner,
+  ClusterNode,
+  type ClusterRunReport,
+  type ClusterStatus,
+  checkName,
+} from '@greenfinger/cluster';
+import {
+  type Catalog,
   CrawlerError,
-  type CrawlProgress,
-  type CrawlVerb,
+  type CrawlRunner,
   createLogger,
   envDataStore,
   loadSettings,
@@ -17,8 +23,8 @@ import {
 } from '@greenfinger/core';
 import { intArg } from '../args.js';
 import { type CommandSpec, defineCommand, type OptionSpec } from '../command-spec.js';
-import { formatProgress, formatSummary } from '../format.js';
 import { EXIT, type Io, reportError } from '../io.js';
+import { onStopSignals } from '../stop-signals.js';
 import { dataOption, verboseOption } from './options.js';
 
 /** `--cluster NAME` on the one-line CLI: the verb is sent to the cluster's leader instead of run here. */
@@ -124,91 +130,58 @@ function logFile(data: string | undefined): string {
 /** SIGTERM or SIGINT: leave gracefully; a second signal exits at once (the leader re-homes the rest). */
 function untilSignal(node: ClusterNode, io: Io): Promise<number> {
   return new Promise((resolve) => {
-    let signalled = false;
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (signalled) process.exit(EXIT.interrupted);
-      signalled = true;
-      io.err(`greenfinger: ${signal}: leaving the cluster (pages in flight finish; the rest is re-homed)\n`);
-      node.leave().then(
-        () => {
-          process.off('SIGTERM', onSignal);
-          process.off('SIGINT', onSignal);
-          resolve(EXIT.ok);
-        },
-        (err: unknown) => resolve(reportError(io, err)),
-      );
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
+    const off = onStopSignals(io, {
+      first: {
+        line: (signal) =>
+          `greenfinger: ${signal}: leaving the cluster (pages in flight finish; the rest is re-homed)\n`,
+        stop: () =>
+          node.leave().then(
+            () => {
+              off();
+              resolve(EXIT.ok);
+            },
+            (err: unknown) => resolve(reportError(io, err)),
+          ),
+      },
+    });
   });
 }
 
-/** The options of a crawl verb that a cluster run takes (the catalog and its stored settings). */
-export interface ClusterCrawlOptions {
-  cluster?: string;
-  nodes?: number;
-  data?: string;
-  url?: string;
-  startUrl?: string;
-  name?: string;
-  id?: string;
-  json?: boolean;
-}
-
-/** A crawl verb sent to the cluster's leader, waited for with the same progress line and summary as a local run. */
-export async function runClusterCrawl(
-  action: CrawlVerb,
-  opts: ClusterCrawlOptions,
-  settings: Partial<CatalogSettings>,
-  io: Io,
-): Promise<number> {
-  const controller = new AbortController();
-  const onSignal = () => {
-    if (controller.signal.aborted) process.exit(EXIT.interrupted);
-    if (!opts.json) io.err('\nstopping the cluster run: pages in flight finish, nothing is published\n');
-    controller.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  let client: ClusterClient | undefined;
-  let progressShown = false;
-  let started: LocalMembers | undefined;
-  try {
-    client = await ClusterClient.open({ cluster: opts.cluster ?? '', redisUrl: redisUrl(), log: silentLogger() });
-    if (opts.nodes) started = await startLocalMembers(client, opts.cluster ?? '', opts.nodes, opts.data, io, opts.json);
-    const report: ClusterRunReport = await client.crawl(
-      { action, url: opts.url, startUrl: opts.startUrl, name: opts.name, id: opts.id, settings },
-      {
-        signal: controller.signal,
-        onStarted: (s) => {
-          if (!opts.json)
-            io.err(
-              `${s.created ? 'created catalog' : `${action}:`} "${s.catalog}" (${s.catalogId}) version ${s.version} on cluster "${opts.cluster}" (run ${s.runId})\n`,
-            );
-        },
-        onProgress:
-          io.tty && !opts.json
-            ? (p: CrawlProgress) => {
-                progressShown = true;
-                io.err(`\r${formatProgress(p)}\u001b[K`);
-              }
-            : undefined,
-      },
-    );
-    if (progressShown) io.err('\n');
-    if (opts.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
-    else io.out(`${formatSummary(report)}${formatNodes(report)}`);
-    if (controller.signal.aborted) return EXIT.interrupted;
-    return report.ending.published || report.produced.saved > 0 ? EXIT.ok : EXIT.failed;
-  } catch (err) {
-    if (progressShown) io.err('\n');
-    return reportError(io, err);
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await started?.stop();
-    await client?.close();
-  }
+/**
+ * `crawl --cluster NAME`: the CrawlRunner a member's jobs use (ClusterCrawlRunner: the verb goes to the leader, the
+ * members' counters come back as progress, the merged report as the end), for a process that is no member and opens
+ * no store of its own. What `onStart` is told of the catalog is what the cluster's status says of its run: its id
+ * and name (this process holds no row of it; url and settings are left empty).
+ */
+export function clusterCrawlRunner(cluster: string): CrawlRunner {
+  const url = redisUrl();
+  return new ClusterCrawlRunner({
+    cluster,
+    redisUrl: url,
+    log: silentLogger(),
+    leaving: () => false,
+    row: async (catalogId): Promise<Catalog> => {
+      const client = await ClusterClient.open({ cluster, redisUrl: url, log: silentLogger() });
+      try {
+        const run = (await client.status()).run;
+        if (run?.catalogId !== catalogId) throw new CrawlerError('NOT_FOUND', `no run of catalog ${catalogId}`);
+        return {
+          id: catalogId,
+          name: run.catalog,
+          url: '',
+          startUrl: '',
+          settings: {} as Catalog['settings'],
+          indexVersion: run.version,
+          searchVersion: -1,
+          runningState: run.action as Catalog['runningState'],
+          createdAt: '',
+          updatedAt: '',
+        };
+      } finally {
+        await client.close();
+      }
+    },
+  });
 }
 
 /** Members this command started, to be stopped when the run is over. */
@@ -221,7 +194,7 @@ interface LocalMembers {
  * processes, data roots DATA/node-1 … DATA/node-N, names HOST-1 …) and wait until they are listed; they leave
  * gracefully once the run is over. With members running already, nothing is started.
  */
-async function startLocalMembers(
+export async function startLocalMembers(
   client: ClusterClient,
   cluster: string,
   n: number,
@@ -283,7 +256,8 @@ async function startLocalMembers(
   });
 }
 
-function formatNodes(r: ClusterRunReport): string {
+/** Each member's part of a cluster run, after the summary. */
+export function formatNodes(r: ClusterRunReport): string {
   const lines = Object.entries(r.byNode).map(
     ([node, part]) =>
       `  ${node}: saved ${part.produced.saved}, dispatched ${part.urls.dispatched}, handled ${part.urls.handled}, ended ${part.ending.reason}`,

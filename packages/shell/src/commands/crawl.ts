@@ -1,5 +1,7 @@
+import { ClusterClient, type ClusterRunReport } from '@greenfinger/cluster';
 import {
   type CrawlProgress,
+  type CrawlRunner,
   type CrawlVerb,
   envDataStore,
   type Greenfinger,
@@ -7,11 +9,13 @@ import {
   loadSettings,
   probeDataRoot,
   type RunReport,
+  silentLogger,
 } from '@greenfinger/core';
 import { type CommandContext, type CommandSpec, defineCommand, type OptionSpec } from '../command-spec.js';
 import { explainNothingSaved, formatProgress, formatSummary } from '../format.js';
 import { EXIT, type Io, reportError } from '../io.js';
-import { clusterOption, nodesOption, runClusterCrawl } from './cluster.js';
+import { onStopSignals } from '../stop-signals.js';
+import { clusterCrawlRunner, clusterOption, formatNodes, nodesOption, redisUrl, startLocalMembers } from './cluster.js';
 import {
   dataOption,
   jsonOption,
@@ -23,6 +27,8 @@ import {
 
 interface CrawlOptions extends SettingsOptions {
   cluster?: string;
+  /** With --cluster: local members to start when none runs. */
+  nodes?: number;
   refresh?: boolean;
   url?: string;
   /** The first is where fetching begins; any further one is another start reference (the catalog's `seedUrls`). */
@@ -188,43 +194,53 @@ async function startJob(action: CrawlVerb, opts: CrawlOptions, ctx: CommandConte
   return reportRun(ended.report, opts, io, false);
 }
 
-/** On the one-line CLI: the run in the foreground, its progress line on a terminal, Ctrl-C stopping it gracefully. */
+/**
+ * On the one-line CLI: the run in the foreground, its progress line on a terminal, Ctrl-C stopping it gracefully.
+ * The run goes through a CrawlRunner, as a job's does: this process's crawler, or with `--cluster` the cluster's
+ * (the verb sent to its leader, the members' counters as progress, the merged report as the end; no store opened here).
+ */
 async function runCrawl(action: CrawlVerb, opts: CrawlOptions, ctx: CommandContext): Promise<number> {
   const { io } = ctx;
   if (needsCatalog(action, opts, io)) return EXIT.usage;
-  if (opts.cluster)
-    return runClusterCrawl(action, { ...opts, startUrl: opts.startUrl?.[0] }, settingsWithSeeds(opts), io);
+  const cluster = opts.cluster;
   let gf: Greenfinger | undefined;
   const controller = new AbortController();
-  let interrupts = 0;
-  const onSignal = () => {
-    interrupts++;
-    if (interrupts === 1) {
-      if (!opts.json)
-        io.err('\nstopping: finishing the pages in flight (Ctrl-C again to quit at once; nothing stored is lost)\n');
-      controller.abort();
-      // A hard deadline: whatever the stop waits for (a slow page, a stuck store), the process ends. What was
-      // committed is on disk; resume continues from there, as after a kill.
-      const deadline = stopDeadlineMs(gf);
-      setTimeout(() => {
-        io.err(
-          `greenfinger: stopped after ${deadline / 1000} s without waiting for the rest (GF_STOP_DEADLINE_MS); nothing stored is lost — continue with resume\n`,
-        );
-        process.exit(EXIT.interrupted);
-      }, deadline).unref();
-    } else {
-      process.exit(EXIT.interrupted);
-    }
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const offSignals = onStopSignals(io, {
+    first: {
+      line: opts.json
+        ? ''
+        : cluster
+          ? '\nstopping the cluster run: pages in flight finish, nothing is published\n'
+          : '\nstopping: finishing the pages in flight (Ctrl-C again to quit at once; nothing stored is lost)\n',
+      stop: () => controller.abort(),
+      // A hard deadline for a run of this process: whatever the stop waits for (a slow page, a stuck store), the
+      // process ends. What was committed is on disk; resume continues from there, as after a kill.
+      ...(cluster
+        ? {}
+        : {
+            deadline: {
+              ms: () => stopDeadlineMs(gf),
+              line: (ms: number) =>
+                `greenfinger: stopped after ${ms / 1000} s without waiting for the rest (GF_STOP_DEADLINE_MS); nothing stored is lost — continue with resume\n`,
+            },
+          }),
+    },
+  });
   let progressShown = false;
+  let members: { stop(): Promise<void> } | undefined;
   try {
     const settings = settingsWithSeeds(opts);
-    // Before the log file or any store: a data root that is read-only, full or a file fails here, in one line.
-    probeDataRoot(opts.data ?? envDataStore());
-    gf = await ctx.gf(true);
-    const report: RunReport = await gf.crawler.crawl({
+    let runner: CrawlRunner;
+    if (cluster) {
+      if (opts.nodes) members = await localMembers(cluster, opts, io);
+      runner = clusterCrawlRunner(cluster);
+    } else {
+      // Before the log file or any store: a data root that is read-only, full or a file fails here, in one line.
+      probeDataRoot(opts.data ?? envDataStore());
+      gf = await ctx.gf(true);
+      runner = gf.factory.crawlRunner(gf.crawler);
+    }
+    const report: RunReport = await runner.crawl({
       action,
       url: opts.url,
       startUrl: opts.startUrl?.[0],
@@ -236,7 +252,7 @@ async function runCrawl(action: CrawlVerb, opts: CrawlOptions, ctx: CommandConte
       onStart: ({ catalog, version, created, embedding }) => {
         if (opts.json) return;
         io.err(
-          `${created ? 'created catalog' : `${action}:`} "${catalog.name}" (${catalog.id}) version ${version}: ${catalog.startUrl}\n`,
+          `${created ? 'created catalog' : `${action}:`} "${catalog.name}" (${catalog.id}) version ${version}${cluster ? ` on cluster "${cluster}"` : ''}${catalog.startUrl ? `: ${catalog.startUrl}` : ''}\n`,
         );
         if (embedding) io.err(`embeddings: ${embedding}\n`);
       },
@@ -254,15 +270,25 @@ async function runCrawl(action: CrawlVerb, opts: CrawlOptions, ctx: CommandConte
     if (progressShown) io.err('\n');
     return reportError(io, err);
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    offSignals();
+    await members?.stop();
+  }
+}
+
+/** `crawl --cluster NAME --nodes N`: members started here when none runs (see startLocalMembers). */
+async function localMembers(cluster: string, opts: CrawlOptions, io: Io) {
+  const client = await ClusterClient.open({ cluster, redisUrl: redisUrl(), log: silentLogger() });
+  try {
+    return await startLocalMembers(client, cluster, opts.nodes ?? 1, opts.data, io, opts.json);
+  } finally {
+    await client.close();
   }
 }
 
 /** The summary (or the JSON report) and the exit code a run earned, with one line saying why when it failed. */
 function reportRun(report: RunReport, opts: CrawlOptions, io: Io, interrupted: boolean): number {
   if (opts.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
-  else io.out(formatSummary(report));
+  else io.out(`${formatSummary(report)}${'byNode' in report ? formatNodes(report as ClusterRunReport) : ''}`);
   if (interrupted) return EXIT.interrupted;
   const withheld = report.ending.withheld;
   if (withheld && withheld.cause !== 'nothing-saved') {

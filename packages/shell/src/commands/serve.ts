@@ -4,6 +4,7 @@ import { createLogger, envDataStore, Greenfinger, probeDataRoot, unknownEnv } fr
 import { intArg } from '../args.js';
 import { type CommandSpec, defineCommand } from '../command-spec.js';
 import { EXIT, type Io, reportError } from '../io.js';
+import { onStopSignals } from '../stop-signals.js';
 import { memberOptions, startMember } from './member.js';
 import { dataOption } from './options.js';
 
@@ -97,29 +98,27 @@ async function runServe(opts: ServeOptions, io: Io): Promise<number> {
 /** Wait for SIGTERM or SIGINT, then close gracefully; a second signal, or the deadline passing, exits at once. */
 function untilSignal(close: () => Promise<void>, deadlineMs: number, io: Io): Promise<number> {
   return new Promise((resolve) => {
-    let signalled = false;
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (signalled) {
-        io.err(`greenfinger: ${signal} again: exiting now; what was committed is kept, resume continues the crawls\n`);
-        process.exit(EXIT.interrupted);
-      }
-      signalled = true;
-      io.err(`greenfinger: ${signal}: closing (requests in flight finish, crawls stop so they can resume)\n`);
-      const timer = setTimeout(() => {
-        io.err(`greenfinger: still closing after ${deadlineMs} ms: exiting; resume continues the crawls\n`);
-        process.exit(EXIT.interrupted);
-      }, deadlineMs + 30_000);
-      timer.unref();
-      close().then(
-        () => {
-          process.off('SIGTERM', onSignal);
-          process.off('SIGINT', onSignal);
-          resolve(EXIT.ok);
+    const off = onStopSignals(io, {
+      first: {
+        line: (signal) =>
+          `greenfinger: ${signal}: closing (requests in flight finish, crawls stop so they can resume)\n`,
+        deadline: {
+          ms: deadlineMs + 30_000,
+          line: `greenfinger: still closing after ${deadlineMs} ms: exiting; resume continues the crawls\n`,
         },
-        (err: unknown) => resolve(reportError(io, err)),
-      );
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
+        stop: () =>
+          close().then(
+            () => {
+              off();
+              resolve(EXIT.ok);
+            },
+            (err: unknown) => resolve(reportError(io, err)),
+          ),
+      },
+      second: {
+        line: (signal) =>
+          `greenfinger: ${signal} again: exiting now; what was committed is kept, resume continues the crawls\n`,
+      },
+    });
   });
 }
