@@ -31,7 +31,8 @@ generated from it: each section is exactly what \`help <command>\` prints.
 - **Not on a terminal** the prompt reads one command a line, prints the results and exits at EOF with the status of
   the last command that failed (0 if none). There a crawl verb waits for its job and prints its summary, so the
   next line sees what it published; \`catalog-save\` needs \`--json\` (the interview needs a terminal). Lines
-  starting with \`#\` are comments.
+  starting with \`#\` are comments. A SIGINT or SIGTERM stops it gracefully (crawls pause so \`resume\`
+  continues them); a second one exits at once (code 130), as it does for every long-running verb.
 - Words are split at blanks; \`'…'\` and \`"…"\` quote, a backslash escapes. \`search json dumps\` needs no quotes.
 
 ## The commands
@@ -47,6 +48,15 @@ ${promptIndex().trimEnd()}
 
 \`help\` lists the commands, \`help <command>\` prints one of the sections above. \`exit\` (or \`quit\`, or Ctrl-D)
 leaves the prompt.
+
+## For developers
+
+The one-line CLI is \`main(argv, io)\` (\`packages/shell/src/program.ts\`) over any \`Io\`, so
+\`packages/shell/test\` drives it in-process: the command table's help, bad input as one line with exit 2, and the
+stop-signal helper \`onStopSignals(io, { first, second })\` (\`stop-signals.ts\`, the one place SIGINT and SIGTERM
+are handled). \`e2e/\` runs the built CLI as a process. The page that \`serve\` answers takes the types of the
+API's answers from the API's own description, generated into \`packages/web/src/api-types.gen.ts\` by
+\`node packages/web/scripts/api-types.mjs\` (see [page.md](page.md#types-of-the-apis-answers)).
 `;
   return [intro, ...sections, tail].join('\n');
 }
