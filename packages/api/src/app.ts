@@ -2,9 +2,8 @@ import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { Greenfinger } from '@greenfinger/core';
+import { type Greenfinger, SearchPool } from '@greenfinger/core';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { describeAnswers } from './answer-shapes.js';
 import { API_VERSION } from './api-version.js';
 import { installAccess } from './auth/access.js';
 import { Auth } from './auth/auth.js';
@@ -40,6 +39,11 @@ export interface ApiOptions {
   webRoot?: string;
   /** The cluster this server is a member of (`serve --cluster`), for `GET /v2/cluster`. @default none */
   cluster?: ClusterView;
+  /**
+   * Threads that run searches by words, off the event loop (0 = run them on it). Meaning search stays here: its
+   * model already runs on a thread of its own. @default 2
+   */
+  searchThreads?: number;
 }
 
 /**
@@ -60,7 +64,14 @@ export async function buildApp(gf: Greenfinger, options: ApiOptions = {}): Promi
     ttlSeconds(gf.settings.tokenTtl),
   );
   const auth = new Auth(gf, signer, { now, ...(options.limiter ? { limiter: options.limiter } : {}) });
-  const ctx: ApiContext = { gf, auth, startedAt: Date.now() };
+  const threads = options.searchThreads ?? 2;
+  const pool = threads > 0 ? new SearchPool(gf.settings, threads) : undefined;
+  const ctx: ApiContext = {
+    gf,
+    auth,
+    startedAt: Date.now(),
+    search: (req) => (pool && req.mode !== 'meaning' ? pool.search(req) : gf.search.search(req)),
+  };
 
   installErrorEnvelope(app);
   await app.register(helmet, {
@@ -92,12 +103,14 @@ export async function buildApp(gf: Greenfinger, options: ApiOptions = {}): Promi
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
-    transformObject: describeAnswers,
   });
   await app.register(swaggerUi, { routePrefix: '/v2/docs', staticCSP: true, uiConfig: { docExpansion: 'list' } });
   installAccess(app, auth);
   installStrictInput(app);
-  app.addHook('onClose', async () => endAllStreams());
+  app.addHook('onClose', async () => {
+    endAllStreams();
+    await pool?.close();
+  });
   // The support role reads everything but credentials: a url's password (and `?password=` values) is masked.
   app.addHook('preSerialization', async (req, _reply, payload) =>
     req.principal?.role === 'support' ? maskUrlsDeep(payload) : payload,

@@ -1,4 +1,4 @@
-import type { CatalogRef, Greenfinger } from '@greenfinger/core';
+import type { CatalogRef, Greenfinger, SearchRequest, SearchResponse } from '@greenfinger/core';
 import type { Auth } from './auth/auth.js';
 
 /** What every route module works with. */
@@ -7,6 +7,8 @@ export interface ApiContext {
   auth: Auth;
   /** When this server started (ms since the epoch). */
   startedAt: number;
+  /** Run a search: by words (and a blank query) on the search threads, by meaning in this thread. */
+  search(req: SearchRequest): Promise<SearchResponse>;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -105,6 +105,34 @@ describe('a crawl under hostile settings and clients', () => {
     }
   });
 
+  it('searches by words run on the search threads and answer what the service answers in-process', async () => {
+    for (const qs of ['q=compost%20heap', 'q=garden&size=3', 'q=', 'q=garden&size=2&cursor=bogus']) {
+      const r = await f.call({ method: 'GET', url: `/v2/search?${qs}&catalog=garden`, as: 'support' });
+      const params = new URLSearchParams(qs);
+      const direct = await f.gf.search
+        .search({
+          q: params.get('q') ?? '',
+          catalogs: ['garden'],
+          size: Number(params.get('size') ?? 10),
+          cursor: params.get('cursor') ?? undefined,
+        })
+        .then(
+          (x) => ({ ok: true as const, x }),
+          (err: Error) => ({ ok: false as const, err }),
+        );
+      if (!direct.ok) {
+        expect(r.statusCode, qs).toBe(400);
+        expect(r.json().message).toContain(direct.err.message);
+        continue;
+      }
+      expect(r.statusCode, r.body).toBe(200);
+      const data = r.json().data;
+      expect(data.total, qs).toBe(direct.x.total);
+      expect(data.results.map((h: { id: string }) => h.id)).toEqual(direct.x.results.map((h) => h.id));
+      expect(data.nextCursor).toBe(direct.x.nextCursor);
+    }
+  });
+
   it('GET /v2/search/semantic on a catalog without vectors answers total 0 with a note', async () => {
     for (const qs of ['q=compost', 'q=compost&offset=1000', 'q=compost&size=1000']) {
       const r = await f.call({ method: 'GET', url: `/v2/search/semantic?${qs}&catalog=garden`, as: 'support' });

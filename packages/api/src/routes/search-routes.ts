@@ -31,9 +31,8 @@ const querystring = {
 
 /** Search in every mode the search service offers, in one envelope, with cursor or offset paging. */
 export function searchRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  const { gf } = ctx;
   const run = async (query: SearchQuery, mode: SearchMode) => {
-    const r = await gf.search.search({
+    const r = await ctx.search({
       q: query.q ?? '',
       mode,
       catalogs: query.catalog

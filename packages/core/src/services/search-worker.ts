@@ -1,0 +1,91 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
+import { ComponentFactory } from '../compose/component-factory.js';
+import type { Settings } from '../config.js';
+import { CrawlerError } from '../errors.js';
+import { silentLogger } from '../logger.js';
+import { type SearchRequest, type SearchResponse, SearchService } from './search-service.js';
+
+/** A search sent to the worker, and its answer. */
+export interface SearchJob {
+  id: number;
+  req: SearchRequest;
+}
+export interface SearchAnswer {
+  id: number;
+  response?: SearchResponse;
+  error?: { name: string; code?: string; message: string; fix?: string };
+}
+
+/**
+ * A search thread: a search service of its own over the same data root and settings (its own component factory: the
+ * index, the published-catalog record, the database for a blank query), answering one search at a time (an index
+ * search is synchronous SQLite). When the published-catalog record changes (a publish, a deletion, a rebuild — each
+ * replaces the file), the factory is reopened first, so no index file it held open is read after.
+ */
+const settings = (workerData as { settings: Readonly<Settings> }).settings;
+let open: { factory: ComponentFactory; search: SearchService } | undefined;
+let seen = '';
+let queue: Promise<void> = Promise.resolve();
+
+function registryStamp(f: ComponentFactory): string {
+  const s = statSync(join(f.layout.user, 'index', 'catalogs.json'), { throwIfNoEntry: false });
+  return s ? `${s.ino}:${s.mtimeMs}:${s.size}` : 'none';
+}
+
+function opened(): { factory: ComponentFactory; search: SearchService } {
+  const factory = new ComponentFactory(settings, silentLogger());
+  return { factory, search: new SearchService(factory) };
+}
+
+async function current(): Promise<SearchService> {
+  open ??= opened();
+  const stamp = registryStamp(open.factory);
+  if (stamp !== seen) {
+    if (seen !== '') {
+      await open.factory.close().catch(() => undefined);
+      open = opened();
+    }
+    seen = stamp;
+  }
+  return open.search;
+}
+
+async function answer(job: SearchJob): Promise<SearchAnswer> {
+  try {
+    return { id: job.id, response: await (await current()).search(job.req) };
+  } catch (err) {
+    const e = err instanceof Error ? err : new Error(String(err));
+    return {
+      id: job.id,
+      error: {
+        name: e.name,
+        message: e.message,
+        ...(err instanceof CrawlerError ? { code: err.code, ...(err.fix ? { fix: err.fix } : {}) } : {}),
+      },
+    };
+  }
+}
+
+/**
+ * Searches come over a port of their own, handed over in the first message: other modules of core loaded here (the
+ * extraction worker's) listen on parentPort for work of theirs, and must not take a search for it.
+ */
+function serve(port: MessagePort): void {
+  port.on('message', (m: SearchJob | { close: true }) => {
+    if ('close' in m) {
+      queue = queue.then(async () => {
+        await open?.factory.close().catch(() => undefined);
+        port.close();
+        parentPort?.close();
+      });
+      return;
+    }
+    queue = queue.then(async () => port.postMessage(await answer(m)));
+  });
+}
+
+parentPort?.on('message', (m: { searchPort?: MessagePort } | null) => {
+  if (m?.searchPort) serve(m.searchPort);
+});
