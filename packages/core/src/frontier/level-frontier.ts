@@ -4,6 +4,7 @@ import { CrawlerError } from '../errors.js';
 import type { ClearOptions, CrawlFrontier, FrontierCommit, FrontierEntry, LeasedEntry } from './frontier.js';
 import { checkFrontier, DONE, META } from './frontier-check.js';
 import { checkEntry, decodeEntry, encodeEntry, queuePosition, urlKey } from './frontier-keys.js';
+import { GroupCommit, type Op } from './level-writes.js';
 import { type LevelStoreLabel, levelError, markCorrupt, openLevel } from './open-level.js';
 
 /** Options of {@link LevelFrontier.open}. */
@@ -16,28 +17,10 @@ export interface LevelFrontierOptions {
   maxPending?: number;
 }
 
-type Op = { type: 'put'; key: string; value: string } | { type: 'del'; key: string };
-
 interface Buffered {
   /** The queue position (the key without `f:`), also the lease key. */
   pos: string;
   value: string;
-}
-
-interface Deferred {
-  promise: Promise<void>;
-  resolve: () => void;
-  reject: (err: unknown) => void;
-}
-
-function deferred(): Deferred {
-  let resolve!: () => void;
-  let reject!: (err: unknown) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
 }
 
 /** `c:` holds the caller's checkpoint (the run's counters), written atomically with acks by commit(). */
@@ -60,8 +43,8 @@ export class LevelFrontier implements CrawlFrontier {
   readonly #db: ClassicLevel<string, string>;
   readonly #label: LevelStoreLabel;
   readonly #readAhead: number;
-  readonly #flushMs: number;
-  readonly #maxPending: number;
+  /** Lazy writes and their group commit. */
+  readonly #writes: GroupCommit;
 
   #seq: number;
   /** Entries in `f:` once every submitted write is applied. */
@@ -77,12 +60,6 @@ export class LevelFrontier implements CrawlFrontier {
   /** Positions put while a fill runs, so a fill never misses one its iterator did not see. */
   #fillSeen: Map<string, string> | undefined;
 
-  #pending: Op[] = [];
-  #pendingDone: Deferred | undefined;
-  #writing: Promise<void> | undefined;
-  #lastWrite: Promise<void> = Promise.resolve();
-  #timer: NodeJS.Timeout | undefined;
-  #failure: CrawlerError | undefined;
   #gate: Promise<void> | undefined;
   #closed = false;
   #closing: Promise<void> | undefined;
@@ -101,8 +78,12 @@ export class LevelFrontier implements CrawlFrontier {
     this.#seq = seq;
     this.#size = size;
     this.#readAhead = Math.max(1, options.readAhead ?? 512);
-    this.#flushMs = Math.max(0, options.flushMs ?? 50);
-    this.#maxPending = Math.max(1, options.maxPending ?? 2048);
+    this.#writes = new GroupCommit(db, {
+      flushMs: Math.max(0, options.flushMs ?? 50),
+      maxPending: Math.max(1, options.maxPending ?? 2048),
+      meta: () => ({ type: 'put', key: META, value: `${this.#seq},${this.#size}` }),
+      error: (err) => levelError(err, this.dir, this.#label, 'writing'),
+    });
   }
 
   /**
@@ -164,8 +145,8 @@ export class LevelFrontier implements CrawlFrontier {
       for (const key of batch.journal?.del ?? []) ops.push({ type: 'del', key: `${JOURNAL}${key}` });
       if (batch.checkpoint) ops.push({ type: 'put', key: CHECKPOINT, value: batch.checkpoint(results) });
       // Pushed in one go, with no await in between: the write loop takes them into one LevelDB batch.
-      for (const op of ops) this.#pending.push(op);
-      if (ops.length > 0) await this.#flush();
+      for (const op of ops) this.#writes.push(op);
+      if (ops.length > 0) await this.#writes.flush();
       return results;
     } finally {
       for (const uk of mine) this.#putting.delete(uk);
@@ -174,7 +155,7 @@ export class LevelFrontier implements CrawlFrontier {
 
   async *journal(prefix: string): AsyncIterable<[string, string]> {
     await this.#ready();
-    await this.#flush();
+    await this.#writes.flush();
     const gte = `${JOURNAL}${prefix}`;
     for await (const [key, value] of this.#db.iterator({ gte, lt: `${gte}\uffff` })) {
       yield [key.slice(JOURNAL.length), value];
@@ -183,13 +164,13 @@ export class LevelFrontier implements CrawlFrontier {
 
   async checkpoint(): Promise<string | undefined> {
     await this.#ready();
-    await this.#flush();
+    await this.#writes.flush();
     return this.#db.get(CHECKPOINT);
   }
 
   async *doneUrlHashes(batch = 4096): AsyncIterable<string[]> {
     await this.#ready();
-    await this.#flush();
+    await this.#writes.flush();
     let out: string[] = [];
     for await (const [key, value] of this.#db.iterator({ gte: 'u:', lt: 'u;' })) {
       if (value !== DONE) continue;
@@ -204,19 +185,19 @@ export class LevelFrontier implements CrawlFrontier {
 
   async reopen(urls: string[]): Promise<number> {
     await this.#ready();
-    await this.#flush();
+    await this.#writes.flush();
     let reopened = 0;
     try {
       for (const url of urls) {
         const key = urlKey(url);
         if (this.#putting.has(key) || this.#db.getSync(key) !== DONE) continue;
-        this.#pending.push({ type: 'del', key });
+        this.#writes.push({ type: 'del', key });
         reopened++;
       }
     } catch (err) {
       throw levelError(err, this.dir, this.#label, 'reading');
     }
-    if (reopened > 0) await this.#flush();
+    if (reopened > 0) await this.#writes.flush();
     return reopened;
   }
 
@@ -231,16 +212,19 @@ export class LevelFrontier implements CrawlFrontier {
     this.#head++;
     this.#size--;
     this.#leases.add(item.pos);
-    this.#lazy({ type: 'del', key: `f:${item.pos}` }, { type: 'put', key: `i:${item.pos}`, value: item.value });
+    this.#writes.lazy({ type: 'del', key: `f:${item.pos}` }, { type: 'put', key: `i:${item.pos}`, value: item.value });
     return { ...decodeEntry(item.value), leaseKey: item.pos };
   }
 
   async ack(entry: LeasedEntry): Promise<void> {
     this.#check();
     if (this.#leases.delete(entry.leaseKey)) {
-      this.#lazy({ type: 'del', key: `i:${entry.leaseKey}` }, { type: 'put', key: urlKey(entry.url), value: DONE });
+      this.#writes.lazy(
+        { type: 'del', key: `i:${entry.leaseKey}` },
+        { type: 'put', key: urlKey(entry.url), value: DONE },
+      );
     }
-    if (this.#pending.length >= this.#maxPending) await this.#flush();
+    if (this.#writes.full) await this.#writes.flush();
   }
 
   async size(): Promise<number> {
@@ -346,7 +330,7 @@ export class LevelFrontier implements CrawlFrontier {
       this.#closed = true;
       let failure: unknown;
       try {
-        await this.#flush();
+        await this.#writes.flush();
       } catch (err) {
         failure = err;
       }
@@ -361,7 +345,7 @@ export class LevelFrontier implements CrawlFrontier {
   }
 
   #check(): void {
-    if (this.#failure) throw this.#failure;
+    if (this.#writes.failure) throw this.#writes.failure;
     if (this.#closed || this.#closing) {
       throw new CrawlerError('STORAGE', `frontier store at ${this.dir} is closed`, {
         fix: 'open it again with LevelFrontier.open() before using it',
@@ -392,7 +376,7 @@ export class LevelFrontier implements CrawlFrontier {
     });
     try {
       await this.#filling?.catch(() => undefined);
-      await this.#flush();
+      await this.#writes.flush();
       return await fn();
     } finally {
       this.#gate = undefined;
@@ -435,7 +419,7 @@ export class LevelFrontier implements CrawlFrontier {
     this.#fillSeen = new Map();
     let rows: [string, string][];
     try {
-      await this.#flush();
+      await this.#writes.flush();
       const it = this.#db.iterator({ gt: oldTail === undefined ? 'f:' : `f:${oldTail}`, lt: 'f;' });
       try {
         rows = await it.nextv(this.#readAhead);
@@ -468,61 +452,5 @@ export class LevelFrontier implements CrawlFrontier {
       if (beforeOld || withinNew) this.#insertSorted({ pos, value });
     }
     return rows.length;
-  }
-
-  /** Queue ops written within flushMs (or at once when many are pending). */
-  #lazy(...ops: Op[]): void {
-    for (const op of ops) this.#pending.push(op);
-    if (this.#pending.length >= this.#maxPending) {
-      this.#flush().catch(() => undefined);
-    } else if (!this.#timer) {
-      this.#timer = setTimeout(() => {
-        this.#timer = undefined;
-        this.#flush().catch(() => undefined);
-      }, this.#flushMs);
-      this.#timer.unref();
-    }
-  }
-
-  /** Resolves once every op submitted so far is applied. */
-  #flush(): Promise<void> {
-    if (this.#failure) return Promise.reject(this.#failure);
-    if (this.#pending.length === 0) return this.#lastWrite;
-    this.#pendingDone ??= deferred();
-    const done = this.#pendingDone.promise;
-    this.#writing ??= this.#writeLoop();
-    return done;
-  }
-
-  async #writeLoop(): Promise<void> {
-    try {
-      while (this.#pending.length > 0) {
-        if (this.#timer) {
-          clearTimeout(this.#timer);
-          this.#timer = undefined;
-        }
-        const ops = this.#pending;
-        this.#pending = [];
-        const done = this.#pendingDone;
-        this.#pendingDone = undefined;
-        ops.push({ type: 'put', key: META, value: `${this.#seq},${this.#size}` });
-        const write = this.#db.batch(ops);
-        this.#lastWrite = write.catch(() => undefined);
-        try {
-          await write;
-          done?.resolve();
-        } catch (err) {
-          this.#failure = levelError(err, this.dir, this.#label, 'writing');
-          done?.reject(this.#failure);
-          const later = this.#pendingDone as Deferred | undefined;
-          later?.reject(this.#failure);
-          this.#pendingDone = undefined;
-          this.#pending = [];
-          return;
-        }
-      }
-    } finally {
-      this.#writing = undefined;
-    }
   }
 }

@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { ComponentFactory } from '../compose/component-factory.js';
 import { resolveCatalogSettings } from '../config.js';
-import type { CounterSnapshot } from '../engine/counters.js';
 import type { CrawlEngine } from '../engine/crawl-engine.js';
 import { reportOf } from '../error-table.js';
 import { CrawlerError } from '../errors.js';
@@ -11,6 +10,8 @@ import type { CrawlRunner } from '../runs/crawl-runner.js';
 import type { CatalogRef, CatalogService } from './catalog-service.js';
 import type { CrawlProgress, CrawlService, CrawlVerb } from './crawl-service.js';
 import type { Job, JobAction, JobEvent, JobStart, SeedsAdded } from './job.js';
+import { finalCounters } from './job-counters.js';
+import { JobListeners } from './job-listeners.js';
 import { scopedSeeds } from './job-seeds.js';
 import type { ReplayLayer, ReplayReport, ReplayService } from './replay-service.js';
 
@@ -47,11 +48,6 @@ interface Run {
 
 type Ending<T> = { report: T } | { err: unknown };
 
-interface Subscriber {
-  filter: { jobId?: string | undefined; catalogId?: string | undefined };
-  listener: (e: JobEvent) => void;
-}
-
 /**
  * Runs in the background of a long-lived process (the REST API server, the prompt), one per catalog, each with a job
  * id: start, watch (progress about once a second, then one `end`), stop gracefully, add start references and change
@@ -73,7 +69,7 @@ export class JobService {
   readonly #ended: Job[] = [];
   /** The newest crawl-verb job of each catalog, kept past `keepEnded` (metrics read its counters). */
   readonly #lastCrawl = new Map<string, Job>();
-  readonly #subscribers = new Set<Subscriber>();
+  readonly #listeners: JobListeners;
   #closing = false;
 
   constructor(options: JobServiceOptions) {
@@ -83,6 +79,7 @@ export class JobService {
     this.#runner = options.runner ?? options.crawler;
     this.#replay = options.replay;
     this.#log = options.factory.log.child({ component: 'jobs' });
+    this.#listeners = new JobListeners(this.#log);
     this.#interval = options.progressIntervalMs ?? 1000;
     this.#keep = options.keepEnded ?? 200;
   }
@@ -225,15 +222,8 @@ export class JobService {
    * that already ended is told its end at once. Returns the unsubscribe function.
    */
   subscribe(filter: { jobId?: string; catalogId?: string }, listener: (e: JobEvent) => void): () => void {
-    const sub: Subscriber = { filter: { ...filter }, listener };
-    this.#subscribers.add(sub);
-    if (filter.jobId) {
-      const ended = this.#ended.find((j) => j.jobId === filter.jobId);
-      if (ended) queueMicrotask(() => this.#tell(sub, { type: 'end', job: snapshot(ended) }));
-    }
-    return () => {
-      this.#subscribers.delete(sub);
-    };
+    const ended = filter.jobId ? this.#ended.find((j) => j.jobId === filter.jobId) : undefined;
+    return this.#listeners.add(filter, listener, ended && snapshot(ended));
   }
 
   /**
@@ -375,7 +365,7 @@ export class JobService {
             const now = Date.now();
             if (now - lastTold < this.#interval) return;
             lastTold = now;
-            this.#emit({ type: 'progress', job: snapshot(run.job) });
+            this.#listeners.emit({ type: 'progress', job: snapshot(run.job) });
           },
         },
       )
@@ -409,7 +399,7 @@ export class JobService {
     if (p.embedding) job.embedding = p.embedding;
     const outputs = this.#engine(job.catalogId)?.outputStats();
     if (outputs) job.outputs = outputs;
-    this.#emit({ type: 'progress', job: snapshot(job) });
+    this.#listeners.emit({ type: 'progress', job: snapshot(job) });
   }
 
   /** Record how a job ended and tell its subscribers; never throws. */
@@ -454,24 +444,7 @@ export class JobService {
       if (this.#ended.length > this.#keep) this.#ended.splice(0, this.#ended.length - this.#keep);
       if (job.action !== 'replay') this.#lastCrawl.set(job.catalogId, job);
       run.markEnded();
-      this.#emit({ type: 'end', job: snapshot(job) });
-    }
-  }
-
-  #emit(event: JobEvent): void {
-    for (const sub of this.#subscribers) {
-      const { jobId, catalogId } = sub.filter;
-      if (jobId && jobId !== event.job.jobId) continue;
-      if (catalogId && catalogId !== event.job.catalogId) continue;
-      this.#tell(sub, event);
-    }
-  }
-
-  #tell(sub: Subscriber, event: JobEvent): void {
-    try {
-      sub.listener(event);
-    } catch (err) {
-      this.#log.warn({ err, jobId: event.job.jobId }, 'a job listener threw');
+      this.#listeners.emit({ type: 'end', job: snapshot(job) });
     }
   }
 }
@@ -495,35 +468,6 @@ function conflict(catalog: Catalog, job: Job): CrawlerError {
   return new CrawlerError('CONFLICT', `catalog "${catalog.name}" is busy: a ${job.action} runs in this process`, {
     fix: `pause it first, or wait: job ${job.jobId}`,
   });
-}
-
-/** The counters a run report ends with, in the shape of the live ones. */
-function finalCounters(r: RunReport, last: CounterSnapshot | null): CounterSnapshot {
-  return {
-    dispatched: r.urls.dispatched,
-    handled: r.urls.handled,
-    saved: r.produced.saved,
-    images: r.produced.images,
-    indexed: r.produced.indexed,
-    vectored: r.produced.vectored,
-    alreadySeen: r.urls.alreadySeen,
-    filtered: r.urls.filtered,
-    unreachable: r.urls.unreachable,
-    duplicateContent: r.urls.duplicateContent,
-    failures: r.urls.failures,
-    abandoned: r.urls.abandoned,
-    unmodified: r.urls.unmodified,
-    redirected: r.urls.redirected,
-    consecutiveFailures: last?.consecutiveFailures ?? 0,
-    rejected: { ...r.rejected },
-    examples: { ...r.examples },
-    pictures: { rejected: { ...(r.pictures?.rejected ?? {}) }, examples: { ...(r.pictures?.examples ?? {}) } },
-    charsetFallbacks: r.content?.charsetFallbacks ?? 0,
-    rendered: { ...(r.rendered?.reasons ?? {}) },
-    noted: { ...(r.flow?.noted ?? {}) },
-    notedExamples: { ...(r.flow?.examples ?? {}) },
-    elapsedMs: r.elapsedMs,
-  };
 }
 
 function snapshot(job: Job): Job {
