@@ -70,7 +70,8 @@ export function CatalogForm({ editing }: { editing?: string | undefined }) {
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   const [loading, setLoading] = useState(!!editing);
-  const [confirmDelete, setConfirmDelete] = useState(false);
+  /** What deleting would remove, from the server's dry run: the confirmation shows these figures. */
+  const [preview, setPreview] = useState<DeletePreview | null>(null);
 
   useEffect(() => {
     get<ApiAnswers['GET /v2/catalog/cats']>('/v2/catalog/cats').then(
@@ -156,11 +157,25 @@ export function CatalogForm({ editing }: { editing?: string | undefined }) {
     }
   };
 
+  /** Ask the server what deleting would remove (a dry run: DELETE previews unless dryRun=false). */
+  const askDelete = async () => {
+    if (!original) return;
+    setBusy(true);
+    setError('');
+    try {
+      const r = await call<DeletePreview>('DELETE', `/v2/catalog/${encodeURIComponent(original.id)}?purge=true`);
+      setPreview(r.data);
+    } catch (err) {
+      setError(`Cannot delete: ${message(err)}`);
+    }
+    setBusy(false);
+  };
+
   const remove = async () => {
     if (!original) return;
     setBusy(true);
     try {
-      await call('DELETE', `/v2/catalog/${encodeURIComponent(original.id)}`);
+      await call('DELETE', `/v2/catalog/${encodeURIComponent(original.id)}?purge=true&dryRun=false`);
       go('catalogs');
     } catch (err) {
       setError(`Not deleted: ${message(err)}`);
@@ -288,20 +303,23 @@ export function CatalogForm({ editing }: { editing?: string | undefined }) {
       {original ? (
         <div class="danger">
           <h2>Delete this catalog</h2>
-          <p>
-            The definition goes; a catalog that still holds versions is refused (delete its versions on the monitor).
-          </p>
-          {confirmDelete ? (
-            <div class="actions">
-              <button type="button" class="danger" onClick={remove} disabled={busy}>
-                Yes, delete {original.name}
-              </button>
-              <button type="button" class="secondary" onClick={() => setConfirmDelete(false)}>
-                Keep it
-              </button>
-            </div>
+          <p>The definition goes, with every version it holds: pages, pictures, index and vectors.</p>
+          {preview ? (
+            <>
+              <p>{previewLine(preview)}</p>
+              {preview.running ? <p>Its crawl is running: deleting stops it first.</p> : null}
+              <div class="actions">
+                <button type="button" class="danger" onClick={remove} disabled={busy}>
+                  Yes, delete {original.name}
+                  {preview.purge?.versions.length ? ` and ${plural(preview.purge.versions.length, 'version')}` : ''}
+                </button>
+                <button type="button" class="secondary" onClick={() => setPreview(null)}>
+                  Keep it
+                </button>
+              </div>
+            </>
           ) : (
-            <button type="button" class="secondary" onClick={() => setConfirmDelete(true)}>
+            <button type="button" class="secondary" onClick={askDelete} disabled={busy}>
               Delete catalog…
             </button>
           )}
@@ -309,4 +327,47 @@ export function CatalogForm({ editing }: { editing?: string | undefined }) {
       ) : null}
     </section>
   );
+}
+
+/** What `DELETE /v2/catalog/{ref}?purge=true` answers on its dry run. */
+interface DeletePreview {
+  dryRun: boolean;
+  running: boolean;
+  purge: {
+    versions: number[];
+    results: Array<{ version: number; layer: string; count: number; bytes: number }>;
+  } | null;
+}
+
+function plural(n: number, word: string): string {
+  return `${n.toLocaleString()} ${word}${n === 1 ? '' : 's'}`;
+}
+
+function megabytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
+}
+
+/** The dry run's figures in one sentence: versions, then what each layer loses. */
+function previewLine(p: DeletePreview): string {
+  const versions = p.purge?.versions ?? [];
+  if (versions.length === 0) return 'It holds no version: only the definition goes.';
+  const byLayer = new Map<string, { count: number; bytes: number }>();
+  for (const r of p.purge?.results ?? []) {
+    const sum = byLayer.get(r.layer) ?? { count: 0, bytes: 0 };
+    sum.count += r.count;
+    sum.bytes += r.bytes;
+    byLayer.set(r.layer, sum);
+  }
+  const names: Record<string, string> = {
+    vector: 'vector points',
+    index: 'index documents',
+    file: 'files',
+    db: 'database rows',
+    system: 'working-state files',
+  };
+  const parts = [...byLayer].map(
+    ([layer, s]) =>
+      `${s.count.toLocaleString()} ${names[layer] ?? layer}${s.bytes > 0 ? ` (${megabytes(s.bytes)})` : ''}`,
+  );
+  return `Deleting removes ${plural(versions.length, 'version')} (${versions.join(', ')}): ${parts.join(', ')}.`;
 }
