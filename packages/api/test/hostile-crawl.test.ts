@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FixtureSite, startFixtureSite } from '../../core/test/support/fixture-site.js';
 import { type ApiFixture, openApiFixture, SUPPORT } from './support/api-fixture.js';
+import { routeTable } from './support/route-table.js';
 
 /** Poll a job until it ends (bounded). */
 async function ended(f: ApiFixture, jobId: string, timeoutMs = 90_000) {
@@ -169,6 +170,36 @@ describe('a crawl under hostile settings and clients', () => {
     expect(files.bytes).toBeLessThanOrEqual(du);
     expect(files.bytes).toBeGreaterThanOrEqual(du - dirs * 4096);
     expect(r.json().data.system.bytes).toBeGreaterThan(0);
+  });
+
+  it('every destructive route previews by default: nothing is deleted without dryRun=false', async () => {
+    const deletes = (await routeTable(f.app)).filter((r) => r.method === 'DELETE');
+    expect(deletes.map((r) => r.path).sort()).toEqual([
+      '/v2/catalog/{ref}',
+      '/v2/crawl/{ref}/versions',
+      '/v2/urls/{id}',
+    ]);
+    for (const r of deletes) expect(r.query, r.path).toContain('dryRun');
+    const hit = (
+      await f.call({ method: 'GET', url: '/v2/search?q=compost%20heap&catalog=garden', as: 'support' })
+    ).json().data.results[0];
+    const url = await f.call({ method: 'DELETE', url: `/v2/urls/${hit.id}`, as: 'admin' });
+    expect(url.statusCode).toBe(200);
+    expect(url.json()).toMatchObject({ message: expect.stringMatching(/^dry run/), data: { dryRun: true } });
+    expect((await f.call({ method: 'GET', url: `/v2/urls/${hit.id}`, as: 'admin' })).json().data.state).not.toBe(
+      'deleted',
+    );
+    // A catalog holding versions: refused without purge, as the deletion itself would be.
+    expect((await f.call({ method: 'DELETE', url: '/v2/catalog/garden', as: 'admin' })).statusCode).toBe(409);
+    const preview = await f.call({ method: 'DELETE', url: '/v2/catalog/garden?purge=true', as: 'admin' });
+    expect(preview.statusCode, preview.body).toBe(200);
+    const data = preview.json().data;
+    expect(data).toMatchObject({ dryRun: true, deleted: { name: 'garden' }, purge: { dryRun: true, versions: [0] } });
+    const files = data.purge.results.filter((x: { layer: string }) => x.layer === 'file');
+    expect(files.reduce((a: number, x: { count: number }) => a + x.count, 0)).toBeGreaterThan(0);
+    expect((await f.call({ method: 'GET', url: '/v2/catalog/garden', as: 'admin' })).statusCode).toBe(200);
+    const after = await f.call({ method: 'GET', url: '/v2/search?q=compost%20heap&catalog=garden', as: 'support' });
+    expect(after.json().data.results[0].id).toBe(hit.id);
   });
 
   it('an event stream stops when its token is signed out', async () => {
