@@ -132,8 +132,9 @@ export class Committer {
     });
 
     const journal: JournalChanges = { put: [], del: [] };
-    // Refused urls are counted once per run; a resumed run reads them back from the journal.
+    // Refused urls are counted once per run, and the trap budgets go on: a resumed run reads both back.
     for (const r of refused) journal.put.push([`refused:${r.url}`, '']);
+    journal.put.push(...this.#queue.traps.drain());
     const leases = batch.flatMap((c) => (c.lease ? [c.lease] : []));
     const written = this.#owed.settle(
       resources.map((r) => r.id),
@@ -154,6 +155,7 @@ export class Committer {
           for (const r of refused) {
             counters.dispatched++;
             counters.handle(r.outcome, r.acceptor, `${r.url}: ${r.reason}`);
+            if (r.pattern) noteTrapPattern(counters, r, d.catalog.settings.trapPatternUrls);
           }
           for (const c of batch) {
             if (c.outcome) counters.handle(c.outcome, c.detail, `${c.lease?.url ?? ''}${c.why ? `: ${c.why}` : ''}`);
@@ -167,6 +169,26 @@ export class Committer {
     const hashes = batch.flatMap((c) => (c.hash && c.lease ? [c.hash] : []));
     if (hashes.length > 0) await writeTo('urlFilter', () => d.urlFilter.markAll(d.catalog.id, d.version, hashes));
   }
+}
+
+/** Trap patterns the run report names one by one; past it they are counted together. */
+const NAMED_TRAP_PATTERNS = 20;
+
+/**
+ * A pattern whose `trapPatternUrls` budget is spent (a pagination longer than the budget, or a real trap): the run
+ * report's `flow.noted` names it, with the urls refused and the setting to raise when they are real pages.
+ */
+function noteTrapPattern(counters: Counters, r: Refusal, budget: number): void {
+  let key = `trap-pattern ${r.pattern}`;
+  if (counters.noted[key] === undefined) {
+    const named = Object.keys(counters.noted).filter((k) => k.startsWith('trap-pattern ')).length;
+    if (named >= NAMED_TRAP_PATTERNS) key = 'trap-pattern (others)';
+  }
+  counters.note(
+    key,
+    `${r.acceptor}: ${budget} urls of it were taken and the rest refused, first ${r.url} — if they are real pages ` +
+      `(a long pagination), raise --trap-pattern-urls (the catalog's trapPatternUrls, now ${budget})`,
+  );
 }
 
 /** Every url's outcome, once it is committed: the events a listener hears (seed 002, "Rejection outcomes"). */

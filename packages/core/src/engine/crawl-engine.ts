@@ -19,9 +19,9 @@ import {
   type SessionEndEntry,
 } from './run-result.js';
 import { StageClock } from './stage-clock.js';
+import { TRAP_JOURNAL_PREFIX } from './trap-budget.js';
 
 export type { CrawlEngineDeps, KnownUrlPolicy, Politeness } from './engine-deps.js';
-// Kept here for the importers outside the engine; the engine's own files import run-result.ts.
 export type { CrawlResult, EndReason, SessionEnd, SessionEndEntry } from './run-result.js';
 export { PUBLISHING_ENDS, SESSION_END_ROUNDS } from './run-result.js';
 
@@ -44,8 +44,7 @@ export interface InFlightUrl {
 
 /**
  * The crawl of one catalog version: the worker loop. Workers poll the frontier and run each url through the
- * document pipeline (`page-pipeline.ts`: known-url filter → fetch → status → markup → extract → links → noindex →
- * unmodified → dedup → page limit → images → output chain); the committer (`committer.ts`) commits what each url
+ * document pipeline (`page-pipeline.ts`, a table of the stages in `stages/`); the committer (`committer.ts`) commits what each url
  * changes — its outcome, its counters, the links it offers, its lease — in one frontier batch, so every url
  * dispatched is handled exactly once, under a named outcome, even across a crash. Acceptors run when a link is
  * offered (`queue-pipeline.ts`), so the frontier holds only urls worth fetching.
@@ -418,6 +417,7 @@ export class CrawlEngine {
     for await (const [key] of d.frontier.journal('refused:')) {
       if (!this.#queue.rememberRefused(key.slice('refused:'.length))) break;
     }
+    for await (const [key, value] of d.frontier.journal(TRAP_JOURNAL_PREFIX)) this.#queue.traps.restore(key, value);
   }
 
   /** The start urls (and the sitemap's), committed before any worker polls. */

@@ -17,6 +17,8 @@ export interface Refusal {
   referrer?: string | undefined;
   /** The link as written, when normalisation changed it (see FrontierEntry.foundAs). */
   foundAs?: string | undefined;
+  /** A trap refusal: the pattern whose `trapPatternUrls` budget is spent (the run report names it). */
+  pattern?: string | undefined;
 }
 
 /**

@@ -9,7 +9,12 @@ export type TrapRule = 'duplicates-in-a-row' | 'repeating-segments' | 'growing-q
 export interface TrapVerdict {
   readonly rule: TrapRule;
   readonly reason: string;
+  /** The pattern whose `trapPatternUrls` budget is spent (absent for duplicates in a row). */
+  readonly pattern?: string | undefined;
 }
+
+/** The frontier journal's prefix of a run's trap budgets: counted patterns, duplicate streaks, blocked shapes. */
+export const TRAP_JOURNAL_PREFIX = 'trap:';
 
 /** Patterns, hosts and blocked shapes tracked at most; past it nothing new is tracked (and nothing refused for it). */
 const MAX_TRACKED = 200_000;
@@ -43,7 +48,9 @@ type TrapSettings = Pick<CatalogSettings, 'trapDuplicates' | 'trapPatternUrls'>;
  *   are dispatched. Urls of the same shape found on other pages (a listing linking `?p=1…500`) are not steps.
  *
  * The budgets are counted where a url is first dispatched (the committer's settle), so an offer that is dropped
- * (links of a duplicate page) costs nothing. They live in memory: a resumed run starts them again.
+ * (links of a duplicate page) costs nothing. What changed goes to the frontier's journal with each commit
+ * (`drain`, under TRAP_JOURNAL_PREFIX) and a resumed run reads it back (`restore`): a resume does not start the
+ * budgets afresh.
  */
 export class TrapBudget {
   readonly #settings: () => TrapSettings;
@@ -51,6 +58,12 @@ export class TrapBudget {
   readonly #blocked = new Set<string>();
   readonly #patterns = new Map<string, number>();
   #lastReferrer: { href: string; url: URL | undefined; shape: string | undefined } | undefined;
+  /** Urls counted under a pattern this run, with the patterns: each is counted once, also across a resume. */
+  readonly #counted = new Map<string, string[]>();
+  /** Journal keys changed since the last drain. */
+  readonly #dirty = new Set<string>();
+  /** Patterns counted for the url being admitted (see #remember). */
+  #admitted: string[] = [];
 
   constructor(settings: () => TrapSettings) {
     this.#settings = settings;
@@ -65,6 +78,24 @@ export class TrapBudget {
     if (!url) return undefined;
     const blocked = this.#blockedVerdict(url);
     if (blocked) return blocked;
+    // Counted before the stop of a resumed run (and queued then, or refused): not counted twice.
+    if (this.#counted.has(entry.url)) return undefined;
+    const verdict = this.#patternVerdict(entry, url);
+    this.#remember(entry.url);
+    return verdict;
+  }
+
+  /** The url counted under these patterns: remembered, and journaled at the next commit. */
+  #remember(url: string): void {
+    if (this.#admitted.length === 0) return;
+    if (this.#counted.size < MAX_TRACKED) {
+      this.#counted.set(url, this.#admitted);
+      this.#dirty.add(`${TRAP_JOURNAL_PREFIX}c:${url}`);
+    }
+    this.#admitted = [];
+  }
+
+  #patternVerdict(entry: FrontierEntry, url: URL): TrapVerdict | undefined {
     const budget = this.#settings().trapPatternUrls;
     const repeating = repeatingPattern(url.pathname);
     if (repeating !== undefined) {
@@ -73,6 +104,7 @@ export class TrapBudget {
         return {
           rule: 'repeating-segments',
           reason: `more than ${budget} urls of the path pattern ${url.host}${repeating} (trapPatternUrls)`,
+          pattern: `${url.host}${repeating}`,
         };
     }
     // A redirect target is a step of its chain, bounded by GF_MAX_REDIRECTS, not of a sequence of links.
@@ -84,6 +116,7 @@ export class TrapBudget {
           return {
             rule: 'growing-query',
             reason: `more than ${budget} urls of ${pattern} whose query grows on the page before (trapPatternUrls)`,
+            pattern,
           };
       }
       const referrerShape = ref.shape;
@@ -94,6 +127,7 @@ export class TrapBudget {
           return {
             rule,
             reason: `more than ${budget} steps of the sequence ${referrerShape} (each url found on the one before; trapPatternUrls)`,
+            pattern: referrerShape,
           };
       }
     }
@@ -114,9 +148,10 @@ export class TrapBudget {
     if (!url) return;
     let streak = this.#streaks.get(url.host);
     if (outcome === Outcome.SAVED) {
-      if (streak) {
+      if (streak && (streak.run > 0 || streak.shapes.size > 0)) {
         streak.run = 0;
         streak.shapes.clear();
+        this.#dirty.add(`${TRAP_JOURNAL_PREFIX}s:${url.host}`);
       }
       return;
     }
@@ -127,8 +162,59 @@ export class TrapBudget {
     }
     streak.run++;
     if (streak.shapes.size < 1000) streak.shapes.add(dupShape(url));
+    this.#dirty.add(`${TRAP_JOURNAL_PREFIX}s:${url.host}`);
     if (streak.run >= this.#settings().trapDuplicates) {
-      for (const s of streak.shapes) if (this.#blocked.size < MAX_TRACKED) this.#blocked.add(s);
+      for (const s of streak.shapes) {
+        if (this.#blocked.size >= MAX_TRACKED || this.#blocked.has(s)) continue;
+        this.#blocked.add(s);
+        this.#dirty.add(`${TRAP_JOURNAL_PREFIX}b:${s}`);
+      }
+    }
+  }
+
+  /**
+   * What changed since the last call, as journal entries: `trap:c:<url>` (the patterns it was counted under),
+   * `trap:s:<host>` (its duplicates in a row), `trap:b:<shape>` (a blocked shape).
+   */
+  drain(): Array<[string, string]> {
+    if (this.#dirty.size === 0) return [];
+    const out: Array<[string, string]> = [];
+    const cut = TRAP_JOURNAL_PREFIX.length + 2;
+    for (const key of this.#dirty) {
+      const kind = key[TRAP_JOURNAL_PREFIX.length];
+      const name = key.slice(cut);
+      if (kind === 'c') out.push([key, (this.#counted.get(name) ?? []).join('\n')]);
+      else if (kind === 'b') out.push([key, '']);
+      else {
+        const streak = this.#streaks.get(name);
+        out.push([key, JSON.stringify({ run: streak?.run ?? 0, shapes: [...(streak?.shapes ?? [])] })]);
+      }
+    }
+    this.#dirty.clear();
+    return out;
+  }
+
+  /** One journal entry of the interrupted run (see drain): a resumed run continues its budgets. */
+  restore(key: string, value: string): void {
+    if (!key.startsWith(TRAP_JOURNAL_PREFIX)) return;
+    const kind = key[TRAP_JOURNAL_PREFIX.length];
+    const name = key.slice(TRAP_JOURNAL_PREFIX.length + 2);
+    if (kind === 'c') {
+      const patterns = value.split('\n').filter(Boolean);
+      for (const p of patterns) {
+        if (this.#patterns.size < MAX_TRACKED || this.#patterns.has(p))
+          this.#patterns.set(p, (this.#patterns.get(p) ?? 0) + 1);
+      }
+      if (this.#counted.size < MAX_TRACKED) this.#counted.set(name, patterns);
+    } else if (kind === 'b') {
+      if (this.#blocked.size < MAX_TRACKED) this.#blocked.add(name);
+    } else if (kind === 's') {
+      try {
+        const { run, shapes } = JSON.parse(value) as { run: number; shapes: string[] };
+        if (this.#streaks.size < MAX_TRACKED) this.#streaks.set(name, { run, shapes: new Set(shapes) });
+      } catch {
+        // A streak that cannot be read starts again: it only delays a block.
+      }
     }
   }
 
@@ -148,10 +234,12 @@ export class TrapBudget {
     if (n === undefined) {
       if (this.#patterns.size >= MAX_TRACKED) return undefined;
       this.#patterns.set(key, 1);
+      this.#admitted.push(key);
       return budget >= 1;
     }
     if (n >= budget) return false;
     this.#patterns.set(key, n + 1);
+    this.#admitted.push(key);
     return true;
   }
 
@@ -252,5 +340,11 @@ function sameRun(segs: string[], a: number, b: number, k: number): boolean {
 
 /** The refusal of a trap url, as the queue pipeline counts it. */
 export function trapRefusal(url: string, verdict: TrapVerdict) {
-  return { url, outcome: Outcome.REJECTED_TRAP, acceptor: verdict.rule, reason: verdict.reason };
+  return {
+    url,
+    outcome: Outcome.REJECTED_TRAP,
+    acceptor: verdict.rule,
+    reason: verdict.reason,
+    pattern: verdict.pattern,
+  };
 }

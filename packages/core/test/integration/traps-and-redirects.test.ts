@@ -158,4 +158,68 @@ describe('traps and redirects (issue 11)', () => {
     for (const doc of ['/docs/doc-aa', '/docs/doc-zz', '/docs/doc-edb']) expect(requests).toContain(doc);
     addsUp(report);
   }, 90_000);
+
+  it('trap budgets survive a resume: a pagination stopped midway is not given its budget again', async () => {
+    const budget = 20;
+    const name = 'traps-resume';
+    const settings: Partial<CatalogSettings> = {
+      outputs: ['file'],
+      images: false,
+      robots: false,
+      sitemap: false,
+      intervalMs: 0,
+      threads: 2,
+      hostConcurrency: 2,
+      maxPages: 500,
+      trapPatternUrls: budget,
+    };
+    const before = site.requests.length;
+    const stop = new AbortController();
+    const first = await gf.crawler.crawl({
+      url: `${site.origin}/calendar/`,
+      startUrl: `${site.origin}/calendar/`,
+      name,
+      settings,
+      signal: stop.signal,
+      progressIntervalMs: 20,
+      // A few steps of the pagination in, the run is stopped; its budgets must carry over to the resume.
+      onProgress: () => {
+        if (site.requests.slice(before).filter((r) => r.startsWith('/calendar/list')).length >= 3) stop.abort();
+      },
+    });
+    expect(first.ending.reason).toBe('interrupted');
+    const catalog = await (await gf.catalogs()).get({ name });
+    const resumed = await gf.crawler.crawl({ id: catalog.id, action: 'resume' });
+    expect(resumed.ending).toMatchObject({ reason: 'frontier-drained', published: true });
+    const requests = site.requests.slice(before);
+    // Over both runs, each sequence takes its first url and `budget` steps, as one run would.
+    for (const prefix of ['/calendar/list', '/calendar/month', '/calendar/events/']) {
+      expect(requests.filter((r) => r.startsWith(prefix)).length, prefix).toBe(1 + budget);
+    }
+    expect(new Set(requests).size).toBe(requests.length);
+  }, 90_000);
+
+  it('a pagination longer than --trap-pattern-urls: the run report names its pattern and the setting to raise', async () => {
+    const budget = 4;
+    const report = await gf.crawler.crawl({
+      url: `${site.origin}/calendar/`,
+      startUrl: `${site.origin}/calendar/list?page=1`,
+      name: 'traps-pagination',
+      settings: {
+        outputs: ['file'],
+        images: false,
+        robots: false,
+        sitemap: false,
+        intervalMs: 0,
+        trapPatternUrls: budget,
+      },
+    });
+    expect(report.ending).toMatchObject({ reason: 'frontier-drained', published: true });
+    const noted = report.flow?.noted ?? {};
+    const key = Object.keys(noted).find((k) => k.startsWith('trap-pattern ') && k.includes('/calendar/list?page=0'));
+    expect(key, JSON.stringify(noted)).toBeDefined();
+    const example = report.flow?.examples[key as string] ?? '';
+    expect(example).toContain('--trap-pattern-urls');
+    expect(example).toContain(`now ${budget}`);
+  }, 90_000);
 });
