@@ -41,7 +41,7 @@ export interface ApiOptions {
   cluster?: ClusterView;
   /**
    * Threads that run searches by words, off the event loop (0 = run them on it). Meaning search stays here: its
-   * model already runs on a thread of its own. @default 2
+   * model already runs on a thread of its own. @default 2, or 0 when the Greenfinger was given its own search index
    */
   searchThreads?: number;
 }
@@ -64,7 +64,8 @@ export async function buildApp(gf: Greenfinger, options: ApiOptions = {}): Promi
     ttlSeconds(gf.settings.tokenTtl),
   );
   const auth = new Auth(gf, signer, { now, ...(options.limiter ? { limiter: options.limiter } : {}) });
-  const threads = options.searchThreads ?? 2;
+  // A search thread builds the embedded index: a Greenfinger given another index searches on the loop.
+  const threads = options.searchThreads ?? (gf.factory.components.searchIndex ? 0 : 2);
   const pool = threads > 0 ? new SearchPool(gf.settings, threads) : undefined;
   const ctx: ApiContext = {
     gf,
