@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { processEnv, settingsEnv, TOOL_ENV_PREFIXES } from '../../src/config.js';
+import { processEnv, settingsEnv, TOOL_ENV_PREFIXES, unknownEnv } from '../../src/config.js';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 
@@ -36,6 +36,12 @@ describe('every GF_* variable the docs name is a setting', () => {
     const text = readFileSync(join(root, doc), 'utf8');
     const named = [...new Set(text.match(/\bGF_[A-Z0-9_]+/g) ?? [])];
     expect(named.filter((name) => !inTable(name))).toEqual([]);
+  });
+
+  it('a variable another package reads is in the table: GF_CLUSTER_POLITENESS draws no unknown-variable warning', () => {
+    expect(unknownEnv({ GF_CLUSTER_POLITENESS: 'cluster', GF_CLUSTER_POLITNESS: 'cluster' })).toEqual([
+      'GF_CLUSTER_POLITNESS',
+    ]);
   });
 
   it('the allow-list names only variables the table lacks', () => {
