@@ -44,6 +44,9 @@ export interface MeaningPublication {
   embedding?: EmbeddingState | undefined;
 }
 
+/** What a person defines of a catalog; its versions and running state are the crawls' to change. */
+export type CatalogDefinitionFields = Pick<Catalog, 'name' | 'url' | 'startUrl' | 'settings'>;
+
 /**
  * The single writer of administrative writes (seed 000, "One writer for administrative writes"): catalog rows,
  * running state, publishing a version, pruning and deleting versions, users and signed-out tokens. Every node holds
@@ -51,9 +54,6 @@ export interface MeaningPublication {
  * method call. Crawl output never goes through here. Every operation takes plain data and is idempotent, so a
  * retried call is harmless.
  */
-/** What a person defines of a catalog; its versions and running state are the crawls' to change. */
-export type CatalogDefinitionFields = Pick<Catalog, 'name' | 'url' | 'startUrl' | 'settings'>;
-
 export interface AdminWriter {
   createCatalog(catalog: Catalog): Promise<Catalog>;
   /** Store a whole catalog row: its definition or its state (versions, running state). */
