@@ -8,6 +8,9 @@
 //   extractor           handbook with --extractor http vs adaptive (the default) vs adaptive detecting every page
 //   cluster             one cluster member vs three, side by side, handbook behind --latency 50 (GF_REDIS_URL;
 //                       --latency MS, --threads N (16), --host-concurrency N (2); not in `all`: it starts node processes)
+//   api-load            the REST API over a handbook crawl: 32 searches in flight on the event loop vs the search
+//                       threads (searches/s, /v2/health p50/p99), stored-page reads under 60 sign-ins in flight
+//                       (--clients N (32), --seconds S (10), --keep to keep the crawled data root, --data DIR to reuse it)
 //   all                 every one of the above
 //   use-lite-onnx       the bundled USE-lite on TF.js wasm vs its ONNX graph on onnxruntime-node, same chunks
 //                       (--chunks N (480), --per-page N (3), --batch N (16), --variants tfjs,onnx-t1,…; not in `all`)
@@ -15,6 +18,7 @@
 //                       not in `all`: always-browser renders every page, about 1 page/s on 2 cores)
 // Every crawl first waits (at most --quiet-wait S, default 60) for the rest of the machine to go quiet.
 // Results: a markdown table per bench on stdout, JSON in bench/results/<name>-<stamp>.json.
+import { apiLoadBench } from './api-load.mjs';
 import { clusterBench } from './cluster.mjs';
 import { compareBench, extractorBench, latencyBench, vectorsBench } from './crawl.mjs';
 import { embedBench } from './embed.mjs';
@@ -23,7 +27,7 @@ import { onnxUseLiteBench } from './onnx-use-lite.mjs';
 import { renderBench } from './render.mjs';
 import { searchBench } from './search.mjs';
 
-const NAMES = ['handbook', 'python', 'latency', 'vectors', 'frontier', 'search', 'embed', 'extractor'];
+const NAMES = ['handbook', 'python', 'latency', 'vectors', 'frontier', 'search', 'embed', 'extractor', 'api-load'];
 
 function parseArgs(argv) {
   const names = [];
@@ -101,6 +105,13 @@ for (const name of wanted) {
       batch: num('batch', 16),
       variants: opts.variants ? opts.variants.split(',') : undefined,
       quietWaitS,
+    });
+  } else if (name === 'api-load') {
+    result = await apiLoadBench({
+      clients: num('clients', 32),
+      seconds: num('seconds', 10),
+      data: opts.data,
+      keep: opts.keep === 'true',
     });
   } else if (name === 'frontier') {
     result = await frontierBench();
