@@ -7,13 +7,14 @@ import {
   type RunReport,
 } from '@greenfinger/core';
 import { ClusterClient } from './cluster-client.js';
+import type { RunStarted } from './run/run-info.js';
 
 export interface ClusterCrawlRunnerOptions {
   cluster: string;
   redisUrl: string;
   log: Logger;
-  /** The catalog row as this member holds it (what `onStart` is told). */
-  row(catalogId: string): Promise<Catalog>;
+  /** The catalog row as this member holds it (what `onStart` is told); `started` is the leader's answer. */
+  row(catalogId: string, started: RunStarted): Promise<Catalog>;
   /** The member is leaving the cluster: a job stopped now lets go of the run instead of stopping it. */
   leaving(): boolean;
 }
@@ -69,7 +70,7 @@ export class ClusterCrawlRunner implements CrawlRunner {
           intervalMs: req.progressIntervalMs ?? 500,
           onStarted: (s) => {
             log.info({ runId: s.runId, catalog: s.catalog, version: s.version }, 'cluster run started for a job');
-            this.#o.row(s.catalogId).then(
+            this.#o.row(s.catalogId, s).then(
               (catalog) => req.onStart?.({ catalog, version: s.version, created: s.created }),
               (err: unknown) => log.warn({ err, catalogId: s.catalogId }, 'catalog row not read for the job'),
             );

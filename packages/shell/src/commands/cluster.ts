@@ -150,37 +150,27 @@ function untilSignal(node: ClusterNode, io: Io): Promise<number> {
 /**
  * `crawl --cluster NAME`: the CrawlRunner a member's jobs use (ClusterCrawlRunner: the verb goes to the leader, the
  * members' counters come back as progress, the merged report as the end), for a process that is no member and opens
- * no store of its own. What `onStart` is told of the catalog is what the cluster's status says of its run: its id
- * and name (this process holds no row of it; url and settings are left empty).
+ * no store of its own. What `onStart` is told of the catalog is what the leader answered: its id and name (this
+ * process holds no row of it, so url and settings are left empty).
  */
 export function clusterCrawlRunner(cluster: string): CrawlRunner {
-  const url = redisUrl();
   return new ClusterCrawlRunner({
     cluster,
-    redisUrl: url,
+    redisUrl: redisUrl(),
     log: silentLogger(),
     leaving: () => false,
-    row: async (catalogId): Promise<Catalog> => {
-      const client = await ClusterClient.open({ cluster, redisUrl: url, log: silentLogger() });
-      try {
-        const run = (await client.status()).run;
-        if (run?.catalogId !== catalogId) throw new CrawlerError('NOT_FOUND', `no run of catalog ${catalogId}`);
-        return {
-          id: catalogId,
-          name: run.catalog,
-          url: '',
-          startUrl: '',
-          settings: {} as Catalog['settings'],
-          indexVersion: run.version,
-          searchVersion: -1,
-          runningState: run.action as Catalog['runningState'],
-          createdAt: '',
-          updatedAt: '',
-        };
-      } finally {
-        await client.close();
-      }
-    },
+    row: async (catalogId, started): Promise<Catalog> => ({
+      id: catalogId,
+      name: started.catalog,
+      url: '',
+      startUrl: '',
+      settings: {} as Catalog['settings'],
+      indexVersion: started.version,
+      searchVersion: -1,
+      runningState: started.action,
+      createdAt: '',
+      updatedAt: '',
+    }),
   });
 }
 
