@@ -1,13 +1,13 @@
 import type { SwaggerTransformObject } from '@fastify/swagger';
 import { catalogSettingsJson } from './schemas.js';
 
-/**
- * What the routes answer, for the description only (`/v2/openapi.json`): the shape of each answer's `data`, as named
- * components and by route. Fastify does not serialise with them (an answer is sent as the route returns it), so a
- * field missing here is still sent; `required` lists the fields every answer holds. The page's types are generated
- * from this description (packages/web/scripts/api-types.mjs), and packages/web/test/api-types.test.ts checks real
- * answers against it.
- */
+// What the routes answer, for the description only (`/v2/openapi.json`): the shape of each answer's `data`, as named
+// components and by route. Fastify does not serialise with them (an answer is sent as the route returns it), so a
+// field missing here is still sent; `required` lists the fields every answer holds. The page's types are generated
+// from this description (packages/web/scripts/api-types.mjs), and packages/web/test/api-types.test.ts checks real
+// answers against it.
+
+/** A JSON schema, as the description writes it. */
 type Schema = Record<string, unknown>;
 
 const str: Schema = { type: 'string' };
