@@ -48,6 +48,8 @@ export interface RobotsProvider {
   sitemaps(url: string): Promise<string[]>;
   /** Why url is refused (e.g. robots.txt itself could not be fetched), for reports. */
   reason?(url: string): Promise<string>;
+  /** true when url's origin did not answer for its robots.txt at all (no HTTP answer): the site is unreachable. */
+  unreachable?(url: string): Promise<boolean>;
 }
 
 export type AcceptorFactory = (ctx: AcceptorContext) => UrlPathAcceptor;

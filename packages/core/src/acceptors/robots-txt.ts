@@ -6,7 +6,9 @@ import { ACCEPT, refuse } from './verdict.js';
 /**
  * Asks ctx.robots whether robots.txt allows the url. Active only when catalog.settings.robots is on and a
  * RobotsProvider is given (without one there is nothing to ask, as with an unset robotsTxtProvider).
- * Refuses with REJECTED_ROBOTS_TXT. A `file:` url (a folder's catalog) has no robots.txt: always accepted.
+ * Refuses with REJECTED_ROBOTS_TXT; with REJECTED_UNREACHABLE when the origin gave no answer at all for its
+ * robots.txt (connection refused, no such host, timed out): the site did not answer, it did not disallow. A `file:`
+ * url (a folder's catalog) has no robots.txt: always accepted.
  */
 export const robotsTxt: AcceptorFactory = (ctx) => {
   const name = 'robots-txt';
@@ -17,7 +19,8 @@ export const robotsTxt: AcceptorFactory = (ctx) => {
     async check(candidate) {
       if (await robots.isAllowed(candidate.url)) return ACCEPT;
       const reason = robots.reason ? await robots.reason(candidate.url) : 'disallowed by robots.txt';
-      return refuse(name, Outcome.REJECTED_ROBOTS_TXT, reason);
+      const silent = (await robots.unreachable?.(candidate.url)) === true;
+      return refuse(name, silent ? Outcome.REJECTED_UNREACHABLE : Outcome.REJECTED_ROBOTS_TXT, reason);
     },
   };
 };

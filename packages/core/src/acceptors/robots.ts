@@ -77,12 +77,15 @@ export class RobotsPolicy {
   readonly sitemaps: readonly string[];
   /** Why this policy refuses, when it is not the file's own rules (e.g. robots.txt was unreachable). */
   readonly note: string | undefined;
+  /** The origin gave no HTTP answer for its robots.txt (refused, reset, timed out, no such host). */
+  readonly unreachable: boolean;
 
   constructor(
     rules: readonly RobotsRule[],
     crawlDelayMs: number | undefined,
     sitemaps: readonly string[],
     note?: string,
+    unreachable = false,
   ) {
     this.#ordered = [...rules]
       .sort((a, b) => b.pattern.length - a.pattern.length || Number(b.allow) - Number(a.allow))
@@ -90,6 +93,7 @@ export class RobotsPolicy {
     this.crawlDelayMs = crawlDelayMs;
     this.sitemaps = sitemaps;
     this.note = note;
+    this.unreachable = unreachable;
   }
 
   /** No rules: everything is allowed (robots.txt missing, 4xx). */
@@ -98,8 +102,8 @@ export class RobotsPolicy {
   }
 
   /** Everything but /robots.txt is disallowed (robots.txt unreachable, 5xx). */
-  static disallowAll(note?: string): RobotsPolicy {
-    return new RobotsPolicy([compileRule(false, '/')], undefined, [], note);
+  static disallowAll(note?: string, unreachable = false): RobotsPolicy {
+    return new RobotsPolicy([compileRule(false, '/')], undefined, [], note, unreachable);
   }
 
   /** The number of Allow/Disallow rules in force. */
@@ -305,13 +309,18 @@ export class HttpRobotsProvider implements RobotsProvider, AsyncDisposable {
     return (await this.policy(url)).note ?? 'disallowed by robots.txt';
   }
 
+  async unreachable(url: string): Promise<boolean> {
+    return (await this.policy(url)).unreachable;
+  }
+
   async #load(origin: string): Promise<RobotsPolicy> {
     const robotsUrl = `${origin}/robots.txt`;
-    const unreachable = (why: string): RobotsPolicy => {
+    const unreachable = (why: string, noAnswer = false): RobotsPolicy => {
       this.#logger?.warn({ url: robotsUrl, policy: this.#onUnreachable }, `robots.txt unreachable (${why})`);
       return this.#onUnreachable === 'disallow'
         ? RobotsPolicy.disallowAll(
             `${robotsUrl} could not be fetched (${why}), so the site counts as disallowing everything (RFC 9309)`,
+            noAnswer,
           )
         : RobotsPolicy.allowAll();
     };
@@ -327,7 +336,7 @@ export class HttpRobotsProvider implements RobotsProvider, AsyncDisposable {
         }),
       ]);
     } catch (err) {
-      return unreachable(err instanceof Error ? err.message : String(err));
+      return unreachable(err instanceof Error ? err.message : String(err), true);
     } finally {
       clearTimeout(timer);
     }

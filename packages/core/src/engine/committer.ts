@@ -154,7 +154,7 @@ export class Committer {
           for (const e of enqueued) if (e) counters.dispatched++;
           for (const r of refused) {
             counters.dispatched++;
-            counters.handle(r.outcome, r.acceptor, `${r.url}: ${r.reason}`);
+            counters.handle(r.outcome, r.acceptor, `${r.url}: ${r.reason}`, true);
             if (r.pattern) noteTrapPattern(counters, r, d.catalog.settings.trapPatternUrls);
           }
           for (const c of batch) {

@@ -136,8 +136,11 @@ export class Counters implements PictureTally {
     return this.#buckets.saved;
   }
 
-  /** One url reached its outcome. `detail` names the acceptor for REJECTED_FILTER-like drops. */
-  handle(outcome: Outcome, detail?: string, example?: string): void {
+  /**
+   * One url reached its outcome. `detail` names the acceptor for REJECTED_FILTER-like drops; `refused`: an acceptor
+   * refused it, no request was made, so it is never a failure in a row of the site.
+   */
+  handle(outcome: Outcome, detail?: string, example?: string, refused = false): void {
     this.handled++;
     const bucket = BUCKET[outcome];
     this.#buckets[bucket]++;
@@ -146,6 +149,7 @@ export class Counters implements PictureTally {
       this.rejected[key] = (this.rejected[key] ?? 0) + 1;
       if (example !== undefined && this.examples[key] === undefined) this.examples[key] = example.slice(0, 500);
     }
+    if (refused) return;
     if (bucket === 'failures' || outcome === Outcome.REJECTED_UNREACHABLE) this.consecutiveFailures++;
     else if (outcome === Outcome.SAVED || bucket === 'unmodified' || bucket === 'duplicateContent')
       this.consecutiveFailures = 0;

@@ -44,8 +44,13 @@ export class CatalogService {
   build(def: CatalogDefinition, existing?: Catalog): Catalog {
     const url = parseUserUrl(def.url, '--url');
     const startUrl = def.startUrl ? parseUserUrl(def.startUrl, '--start-url') : url;
-    // A catalog of a folder is named after the folder (`file:///srv/Team Docs/` → `Team Docs`), a site after its host.
-    const name = (def.name ?? existing?.name ?? (isFileUrl(url) ? folderCatalogName(url) : new URL(url).host)).trim();
+    // A catalog of a folder is named after the folder (`file:///srv/Team Docs/` → `Team Docs`), a site after its host
+    // and path, so two catalogs of one host do not take the same name (`docs.python.org-3`).
+    const name = (
+      def.name ??
+      existing?.name ??
+      (isFileUrl(url) ? folderCatalogName(url) : siteCatalogName(url))
+    ).trim();
     if (!/^[\p{L}\p{N}._:-][\p{L}\p{N} ._:-]{0,99}$/u.test(name)) {
       throw new ConfigError(
         '--name',
@@ -259,4 +264,11 @@ function checkSeedUrls(catalog: Catalog): void {
     );
   }
   catalog.settings = { ...catalog.settings, seedUrls: valid };
+}
+
+/** A site's catalog name: its host, and its path when the catalog is a part of the site (`127.0.0.1:8080-docs-v2`). */
+function siteCatalogName(url: string): string {
+  const u = new URL(url);
+  const path = u.pathname.replace(/[^\p{L}\p{N}._:]+/gu, '-').replace(/^-+|-+$/g, '');
+  return `${u.host}${path ? `-${path}` : ''}`.slice(0, 100).replace(/[ -]+$/, '');
 }

@@ -17,6 +17,7 @@ import type { RunHandle, RunInfo } from '../runs/run-registry.js';
 import type { CatalogRef, CatalogService } from './catalog-service.js';
 import { OrphanStep, orphansLine } from './orphans.js';
 import { layerGaps, servedPages, siteWithheld, unrank, withheldPublish } from './publish-decision.js';
+import { removeUnreached } from './unreached-catalog.js';
 import { WordsFirstPublisher } from './words-first.js';
 
 export type { CrawlProgress, CrawlRequest, CrawlVerb } from '../runs/crawl-runner.js';
@@ -63,6 +64,7 @@ export class CrawlService {
     const { catalog: resolved, created } =
       action === 'crawl' ? await catalogs.resolve(req) : await catalogs.existing(req);
     let stop: (() => void) | undefined;
+    let report: RunReport | undefined;
     const handle = await f.runs.acquire(resolved.id, action, () => stop?.());
     try {
       if (resolved.runningState !== 'none') {
@@ -74,7 +76,7 @@ export class CrawlService {
       const version = req.version ?? (action === 'rebuild' ? resolved.indexVersion + 1 : resolved.indexVersion);
       const running = await f.writer.setRunningState(resolved.id, action, version);
       const catalog = req.threads ? { ...running, settings: { ...running.settings, threads: req.threads } } : running;
-      return await this.#run({
+      report = await this.#run({
         catalog,
         version,
         action,
@@ -89,6 +91,8 @@ export class CrawlService {
       });
       await handle.release();
     }
+    if (created) await removeUnreached(f, catalogs, resolved, report);
+    return report;
   }
 
   /**

@@ -2,7 +2,26 @@ import type { DryWrites } from '../engine/dry-run.js';
 import { ABANDON, NEXT, type PageInProgress, type Stage, type StageVerdict } from '../engine/page.js';
 import type { Catalog } from '../model.js';
 import { Outcome } from '../outcomes.js';
-import type { TestLink, TestStage } from './test-url-service.js';
+
+/** What one stage of the pipeline would decide about the url. */
+export interface TestStage {
+  /** `acceptor domain-scope`, …, then each stage of the document pipeline by its name (`known-url`, `fetch`, …). */
+  stage: string;
+  /** `pass`: on to the next stage; `refuse`/`fail`: the url would end here; `skip`: not reached; `note`: for information. */
+  verdict: 'pass' | 'refuse' | 'fail' | 'skip' | 'note';
+  detail: string;
+}
+
+/** Where a link found on the page would go. */
+export interface TestLink {
+  url: string;
+  text: string;
+  /** `queued`: it passes the acceptors and would be put on the frontier; `refused`: an acceptor refuses it. */
+  fate: 'queued' | 'refused' | 'not-followed';
+  acceptor?: string | undefined;
+  outcome?: string | undefined;
+  reason?: string | undefined;
+}
 
 /**
  * One line of `test-url` for a stage of the dry run: `pass` when it sent the url on (with what it found), `refuse`

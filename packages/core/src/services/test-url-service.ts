@@ -21,27 +21,9 @@ import { isFileUrl } from '../url/file-url.js';
 import { normalizeUrl } from '../url/normalize.js';
 import { parseUserUrl } from '../url/parse-user-url.js';
 import type { CatalogRef, CatalogService } from './catalog-service.js';
-import { describeStage, linksOf } from './test-url-report.js';
+import { describeStage, linksOf, type TestLink, type TestStage } from './test-url-report.js';
 
-/** What one stage of the pipeline would decide about the url. */
-export interface TestStage {
-  /** `acceptor domain-scope`, …, then each stage of the document pipeline by its name (`known-url`, `fetch`, …). */
-  stage: string;
-  /** `pass`: on to the next stage; `refuse`/`fail`: the url would end here; `skip`: not reached; `note`: for information. */
-  verdict: 'pass' | 'refuse' | 'fail' | 'skip' | 'note';
-  detail: string;
-}
-
-/** Where a link found on the page would go. */
-export interface TestLink {
-  url: string;
-  text: string;
-  /** `queued`: it passes the acceptors and would be put on the frontier; `refused`: an acceptor refuses it. */
-  fate: 'queued' | 'refused' | 'not-followed';
-  acceptor?: string | undefined;
-  outcome?: string | undefined;
-  reason?: string | undefined;
-}
+export type { TestLink, TestStage } from './test-url-report.js';
 
 export interface TestUrlRequest {
   url: string;
