@@ -8,14 +8,14 @@ const S = hostileFacts.settings;
 const ARCHIVE = 5;
 
 /**
- * Cases whose answer depends on what the server saw before, so a second request (test-url's, after the crawl's) is
- * not the same question: they are left out, each with its reason.
+ * Cases whose answer depends on what the server or the run saw before, so a second request (test-url's, after the
+ * crawl's) is not the same question: they are left out, each with its reason. (They agreed when tried, 4 Dec 2026;
+ * they are left out so the test does not depend on timing.)
  */
 const STATEFUL: Record<string, string> = {
   'status-retry-after':
     'answers 503/429 until the Retry-After passed, then 200: the crawl retried, test-url asks later',
   duplicates: 'the trap budget counts duplicates in a row over the run: a single url has no run',
-  'session-id': 'urls that collapse onto one another by normalisation: the ledger holds their normal form only',
 };
 
 function sameOutcome(tested: TestUrlReport, row: { outcome: string; detail: string }): boolean {
