@@ -7,13 +7,16 @@
 #   2. services: PostgreSQL (GF_TEST_PG_URL) and Redis (REDIS_URL): uses the ones given or listening on the default
 #      ports, else starts private ones in a temp dir on other ports and stops them on exit
 #   3. scripts/setup.sh (pnpm install + build)
-#   4. biome check (lint + format), 5. tsc -b (typecheck), 6. vitest run
+#   4. biome check (lint + format), 5. tsc -b (typecheck), 6. vitest run, with v8 coverage on a whole run: the
+#      table per package printed at the end (scripts/coverage-table.mjs), each package gated at its line coverage
+#      (coverage.thresholds in vitest.config.ts)
 # The exit code is vitest's; when vitest passes but lint or typecheck failed, it is 1.
 #
 # Env: GF_SHARED_DIR (default: <checkout>/../shared), GF_TEST_PG_URL, REDIS_URL,
 #      GF_TEST_PRIVATE_SERVICES=1 (always start private PostgreSQL and Redis, ignoring the default ports),
 #      GF_TEST_TIMEOUT (seconds for vitest, default 3600), GF_TEST_WORKERS (test files at once outside the "alone"
-#      project, default 2; vitest.config.ts). Extra arguments go to `vitest run`.
+#      project, default 2; vitest.config.ts), GF_TEST_COVERAGE=0 (no coverage). Extra arguments go to `vitest run`
+#      and turn coverage off (the gates are for the whole suite).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -179,8 +182,16 @@ tsc_rc=0
 
 phase "tests (vitest run)"
 test_rc=0
-TMPDIR="$RUN_DIR/tmp" timeout --kill-after=30 "${GF_TEST_TIMEOUT:-3600}" "$PNPM" exec vitest run "$@" || test_rc=$?
+coverage=()
+if [ $# = 0 ] && [ "${GF_TEST_COVERAGE:-1}" != 0 ]; then
+  export GF_COVERAGE_DIR="$RUN_DIR/coverage"
+  coverage=(--coverage.enabled)
+fi
+TMPDIR="$RUN_DIR/tmp" timeout --kill-after=30 "${GF_TEST_TIMEOUT:-3600}" "$PNPM" exec vitest run "${coverage[@]}" "$@" || test_rc=$?
 [ "$test_rc" = 124 ] && echo "test.sh: vitest did not finish within ${GF_TEST_TIMEOUT:-3600} s" >&2
+if [ ${#coverage[@]} -gt 0 ] && [ -f "$GF_COVERAGE_DIR/coverage-summary.json" ]; then
+  node scripts/coverage-table.mjs "$GF_COVERAGE_DIR" || true
+fi
 
 phase "done: lint $([ $lint_rc = 0 ] && echo ok || echo FAILED), typecheck $([ $tsc_rc = 0 ] && echo ok || echo FAILED), tests $([ $test_rc = 0 ] && echo ok || echo "FAILED ($test_rc)")"
 if [ "$test_rc" != 0 ]; then exit "$test_rc"; fi
