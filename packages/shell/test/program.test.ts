@@ -10,7 +10,15 @@ import { main, VERSION } from '../src/program.js';
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const io: Io = { out: (t) => void (out += t), err: (t) => void (err += t), tty: false };
+  const io: Io = {
+    out: (t) => {
+      out += t;
+    },
+    err: (t) => {
+      err += t;
+    },
+    tty: false,
+  };
   const code = await main(['node', 'greenfinger', ...args], io);
   return { code, out, err };
 }

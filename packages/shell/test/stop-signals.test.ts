@@ -25,7 +25,10 @@ function fakeProcess() {
 
 function captureIo(): Io & { text: () => string } {
   let err = '';
-  return { out: () => undefined, err: (t) => void (err += t), tty: false, text: () => err };
+  const write = (t: string) => {
+    err += t;
+  };
+  return { out: () => undefined, err: write, tty: false, text: () => err };
 }
 
 describe('onStopSignals: the first signal stops gracefully with a line, a second forces', () => {
