@@ -74,7 +74,10 @@ describe('UserService (on SQLite, through the admin writer)', () => {
 
   it('changes a password and a role, moving updatedAt; unknown users are NOT_FOUND', async () => {
     const added = await gf.users.add('ada', 'correct horse');
-    await new Promise((r) => setTimeout(r, 5));
+    // The clock past the add's time (the event updatedAt must move after), not a guessed wait.
+    for (const until = Date.now() + 5000; new Date().toISOString() <= added.updatedAt && Date.now() < until; ) {
+      await new Promise((r) => setTimeout(r, 1));
+    }
     const changed = await gf.users.passwd('ada', 'battery staple');
     expect(changed.createdAt).toBe(added.createdAt);
     expect(changed.updatedAt > added.updatedAt).toBe(true);
