@@ -12,14 +12,14 @@ export { ClusterClient, type ClusterStatus, type MemberStatus } from './cluster-
 export { ClusterCrawlRunner, type ClusterCrawlRunnerOptions } from './cluster-crawl-runner.js';
 // A member process (`greenfinger node`, `serve --cluster`, `shell --cluster`).
 export { ClusterNode, type ClusterNodeOptions } from './cluster-node.js';
+// What a member hears on the control channel (ClusterNode.onCompleted).
 export type { ControlMessage } from './plumbing/control-channel.js';
-// A cluster's or a member's name, checked as the CLI takes it; its keys, a connection to its Redis, and the run in
-// progress as `run:current` holds it (the CLI's crawl runner reads the run's catalog row there).
-export { ClusterKeys, checkName } from './plumbing/keys.js';
-export { closeRedis, connectRedis } from './plumbing/redis-connection.js';
+// A cluster's or a member's name, checked as the CLI takes it; the keys a client names the cluster by.
+export { type ClusterKeys, checkName } from './plumbing/keys.js';
+// A replay on the cluster (ClusterClient.replay): what it asks, its progress and its merged report.
 export type { ClusterReplayProgress, ReplayWaitOptions } from './replay/replay-client.js';
 export type { ClusterReplayReport, ReplayStarted } from './replay/replay-protocol.js';
 export type { ClusterReplayRequest } from './replay/replay-scatter.js';
+// A crawl run on the cluster: its merged report, each member's part, the run as announced and the leader's answer.
 export type { ClusterRunReport, MemberPart } from './run/cluster-report.js';
 export type { ClusterCrawlRequest, PolitenessScope, RunInfo, RunStarted } from './run/run-info.js';
-export { currentRun } from './run/run-supervisor.js';
