@@ -26,8 +26,8 @@ describe('LeaderLease (real Redis)', () => {
     expect(await a.holder()).toMatchObject({ name: 'a', instance: 'ia', token: t1 });
 
     // a stops renewing (paused); after the expiry b takes it with a larger token.
-    await new Promise((r) => setTimeout(r, 400));
-    const t2 = await b.tryAcquire();
+    let t2 = 0;
+    await until('the lease expires and b takes it', async () => (t2 = await b.tryAcquire()) > 0, 5000);
     expect(t2).toBeGreaterThan(t1);
     expect(await a.renew()).toBe(false);
     expect(a.token).toBe(0);
