@@ -27,7 +27,14 @@ describe('LeaderLease (real Redis)', () => {
 
     // a stops renewing (paused); after the expiry b takes it with a larger token.
     let t2 = 0;
-    await until('the lease expires and b takes it', async () => (t2 = await b.tryAcquire()) > 0, 5000);
+    await until(
+      'the lease expires and b takes it',
+      async () => {
+        t2 = await b.tryAcquire();
+        return t2 > 0;
+      },
+      5000,
+    );
     expect(t2).toBeGreaterThan(t1);
     expect(await a.renew()).toBe(false);
     expect(a.token).toBe(0);
