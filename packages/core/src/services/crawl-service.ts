@@ -15,8 +15,9 @@ import type { Catalog, RunReport } from '../model.js';
 import type { CrawlProgress, CrawlRequest, CrawlVerb } from '../runs/crawl-runner.js';
 import type { RunHandle, RunInfo } from '../runs/run-registry.js';
 import type { CatalogRef, CatalogService } from './catalog-service.js';
-import { OrphanStep, orphansLine } from './orphans.js';
-import { layerGaps, servedPages, siteWithheld, unrank, withheldPublish } from './publish-decision.js';
+import { OrphanStep } from './orphans.js';
+import { servedPages, siteWithheld, unrank, withheldPublish } from './publish-decision.js';
+import { noteEnding, noteVectorsLeft } from './report-notes.js';
 import { removeUnreached } from './unreached-catalog.js';
 import { WordsFirstPublisher } from './words-first.js';
 
@@ -199,22 +200,7 @@ export class CrawlService {
       if (withheld.cause !== 'too-few-pages' && withheld.cause !== 'nothing-saved') result.fullyCrawled = false;
     }
     const report = await this.#report(parts, catalog, version, action, result);
-    const orphaned = orphans.report(result);
-    if (orphaned) report.orphans = orphaned;
-    const removed = orphaned ? orphaned.deleted + orphaned.gone : 0;
-    if (removed > 0 && report.ending.note === `nothing changed since v${version}`) {
-      report.ending.note = `nothing new or changed since v${version}; ${removed} page${removed === 1 ? '' : 's'} removed — ${orphansLine(orphaned)}`;
-    }
-    if (withheld) {
-      report.ending.withheld = withheld;
-      report.ending.note = withheld.line;
-    }
-    const gaps = layerGaps(catalog, report);
-    if (gaps.length > 0) {
-      report.ending.gaps = gaps;
-      const said = gaps.map((g) => `${g.layer} holds ${g.held} of ${g.saved} saved pages (${g.why})`).join('; ');
-      report.ending.note = `${report.ending.note ?? ''}; ${said}`;
-    }
+    noteEnding(report, { catalog, version, orphaned: orphans.report(result), withheld });
     try {
       await parts.outputs.close();
       if (result.published) await this.#optimize(parts, catalog, version, early.wordsPublished);
@@ -235,12 +221,7 @@ export class CrawlService {
         complete: state.complete,
       };
     }
-    if (early.wordsPublished && !result.published && state) {
-      report.ending.note =
-        `${report.ending.note ?? ''}; words search reads v${version} (published when the fetch ended); its vectors ` +
-        `stopped at ${state.embedded} of ${state.pages} pages (${state.complete} complete) — run resume to write the ` +
-        'rest (it fetches nothing)';
-    }
+    if (early.wordsPublished && !result.published && state) noteVectorsLeft(report, version, state);
     return this.#record(catalog, version, action, result, report);
   }
 

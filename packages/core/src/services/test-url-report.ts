@@ -86,7 +86,7 @@ function passed(name: string, page: PageInProgress, catalog: Catalog, held: stri
     case 'noindex':
       return 'no noindex';
     case 'dedup':
-      return `${catalog.settings.contentDedup}: no other page of this version has the same text`;
+      return `${catalog.settings.contentDedup || "the node's content dedup"}: no other page of this version has the same text`;
     case 'images':
       return catalog.settings.images ? 'pictures are not fetched by test-url' : 'pictures off';
     default:
