@@ -68,4 +68,14 @@ describe('a data root that cannot be created (issue 30, item 2)', () => {
       `greenfinger: the data root ${DATA} does not exist: nothing was crawled there — give --data the folder a crawl wrote (or GF_DATA_STORE), or crawl into it first: greenfinger crawl --url <site> --data ${DATA}`,
     ]);
   });
+
+  it('catalog list and status --data /proc/x/y end with one line each (closing the store that failed adds none)', async () => {
+    for (const args of [['catalog', 'list'], ['status']]) {
+      const r = await cli([...args, '--data', DATA]);
+      expect(r.signal, `killed at the deadline: ${args.join(' ')} hung`).toBeNull();
+      expect(r.code, args.join(' ')).not.toBe(0);
+      expect(lines(r.stderr), args.join(' ')).toHaveLength(1);
+      expect(lines(r.stderr)[0]).toMatch(/\/proc\/x/);
+    }
+  });
 });

@@ -87,13 +87,17 @@ async function runOnce(spec: CommandSpec, io: Io, args: string[], opts: Record<s
       return gf;
     },
   };
+  let reported = false;
   try {
     return await spec.run(ctx, args, opts);
   } catch (err) {
+    reported = true;
     return reportError(io, err);
   } finally {
-    await gf?.close();
-    await remote?.close();
+    // After a reported error, closing a store that failed to open fails the same way again: one line, not two.
+    const quiet = (p: Promise<void> | undefined) => (reported ? p?.catch(() => undefined) : p);
+    await quiet(gf?.close());
+    await quiet(remote?.close());
   }
 }
 
