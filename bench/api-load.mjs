@@ -4,6 +4,9 @@
 //             (p50, p99) meanwhile. Goals: health p99 under 50 ms on the threads, throughput at least the loop's.
 //   sign-in   waves of 60 sign-ins at once (wrong passwords, limiter wide open) against stored-page reads
 //             (GET /v2/resource/{id}/html): read p50/p99 with and without the flood. Goal: flood p99 under 100 ms.
+//   crawl     a rebuild of the handbook alone, then with the searches in flight until it ends (on the loop, on the
+//             threads).
+//             Goal: slowed by at most 15 %.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -130,6 +133,46 @@ async function searchLoad(data, searchThreads, clients, seconds) {
   }
 }
 
+/**
+ * One `rebuild` of the handbook through the API (every page fetched again into a new version), timed; with
+ * `searching`, `clients` words searches stay in flight on a client thread until it ends.
+ */
+async function timedRebuild(data, searching, clients, searchThreads = 2) {
+  const corpus = await startCorpus('handbook');
+  const s = await serve(data, searchThreads);
+  try {
+    const catalogs = await s.gf.catalogs();
+    const c = await catalogs.get({ name: 'handbook' });
+    await catalogs.update(c.id, { url: `${corpus.url}/`, startUrl: corpus.startUrl });
+    await s.get('/v2/search?q=debian');
+    let stop = () => undefined;
+    let load = Promise.resolve({ done: 0 });
+    if (searching) {
+      const w = new Worker(CLIENTS, {
+        eval: true,
+        workerData: { base: s.base, token: s.token, seconds: 3600, clients, queries: QUERIES },
+      });
+      load = new Promise((resolve) => w.once('exit', () => resolve({ done: Number.NaN })));
+      stop = () => void w.terminate();
+    }
+    const t0 = performance.now();
+    const res = await fetch(`${s.base}/v2/crawl/handbook/rebuild`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${s.token}` },
+    });
+    const jobId = (await res.json()).data.jobId;
+    const until = Date.now() + 1_800_000;
+    while (Date.now() < until && !s.gf.jobs.get(jobId)?.endedAt) await new Promise((r) => setTimeout(r, 200));
+    const seconds = (performance.now() - t0) / 1000;
+    stop();
+    await load;
+    return { searching, searchThreads, seconds, saved: s.gf.jobs.get(jobId)?.report?.produced?.saved ?? null };
+  } finally {
+    await s.close();
+    await corpus.stop();
+  }
+}
+
 async function signInFlood(data, seconds) {
   const s = await serve(data, 2, new LoginLimiter({ perUser: 1e9, perAddress: 1e9 }));
   try {
@@ -177,6 +220,9 @@ export async function apiLoadBench({ clients = 32, seconds = 10, data, keep = fa
     const loop = await searchLoad(root, 0, clients, seconds);
     const threads = await searchLoad(root, 2, clients, seconds);
     const flood = await signInFlood(root, seconds);
+    const quietCrawl = await timedRebuild(root, false, clients);
+    const loopCrawl = await timedRebuild(root, true, clients, 0);
+    const busyCrawl = await timedRebuild(root, true, clients);
     console.log(
       mdTable(
         ['searches run', 'searches/s', 'failed', '/v2/health p50 ms', 'p99 ms'],
@@ -198,6 +244,17 @@ export async function apiLoadBench({ clients = 32, seconds = 10, data, keep = fa
         ],
       ),
     );
+    console.log(
+      mdTable(
+        ['rebuild of the handbook', 'seconds', 'pages saved'],
+        [
+          ['no search', fmt(quietCrawl.seconds), quietCrawl.saved],
+          [`${clients} searches in flight (event loop)`, fmt(loopCrawl.seconds), loopCrawl.saved],
+          [`${clients} searches in flight (threads)`, fmt(busyCrawl.seconds), busyCrawl.saved],
+        ],
+      ),
+    );
+    const slowdown = busyCrawl.seconds / quietCrawl.seconds - 1;
     const goals = [
       goal('health p99 < 50 ms with 32 searches in flight', threads.p99 < 50, `${fmt(threads.p99)} ms`),
       goal(
@@ -206,8 +263,9 @@ export async function apiLoadBench({ clients = 32, seconds = 10, data, keep = fa
         `${fmt(threads.perSecond)} vs ${fmt(loop.perSecond)} /s`,
       ),
       goal('stored-page read p99 < 100 ms under a sign-in flood', flood.floodP99 < 100, `${fmt(flood.floodP99, 2)} ms`),
+      goal('a crawl slowed by at most 15 % by 32 searches in flight', slowdown <= 0.15, `${fmt(slowdown * 100)} %`),
     ];
-    saveResults('api-load', { clients, seconds, loop, threads, flood, goals });
+    saveResults('api-load', { clients, seconds, loop, threads, flood, quietCrawl, loopCrawl, busyCrawl, goals });
     return { goals };
   } finally {
     if (!data && !keep) rmSync(root, { recursive: true, force: true });
