@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { type Greenfinger, SearchPool } from '@greenfinger/core';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { describeAnswers } from './answer-shapes.js';
 import { API_VERSION } from './api-version.js';
 import { installAccess } from './auth/access.js';
 import { Auth } from './auth/auth.js';
@@ -104,6 +105,7 @@ export async function buildApp(gf: Greenfinger, options: ApiOptions = {}): Promi
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
+    transformObject: describeAnswers,
   });
   await app.register(swaggerUi, { routePrefix: '/v2/docs', staticCSP: true, uiConfig: { docExpansion: 'list' } });
   installAccess(app, auth);
