@@ -109,7 +109,7 @@ describe('replay scattered over the three nodes (shared PostgreSQL, per-node fil
     for (const name of NAMES) rmSync(join(w.tmp.path, name, 'user', 'index'), { recursive: true, force: true });
     // Each page's files on one member only (as without the blob channel: each member holds the pages it fetched), so
     // a slice pulled by one member names most of its pages absent and they travel on to the others.
-    const db = await createRecordDatabase({ databaseUrl: w.db.url });
+    const db = await createRecordDatabase({ databaseUrl: w.db.url, sqliteFile: join(w.tmp.path, 'unused.db') });
     const rows: ResourceRow[] = [];
     try {
       for await (const batch of db.resources.iterateResources(w.crawl.catalogId, w.crawl.version)) rows.push(...batch);

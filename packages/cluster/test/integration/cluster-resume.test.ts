@@ -61,7 +61,12 @@ describe('resume --cluster: a stopped run continued', () => {
   it('a paused crawl resumed by the three members: every page fetched once over both runs, the report continues', async () => {
     // 300 ms between two requests of a member to the host: about 10 pages a second over the three, so the stop (the
     // members' progress is flushed every 500 ms) lands while most of the site is still queued.
-    const settings = { intervalMs: 300, outputs: ['file', 'index'], threads: 2, hostConcurrency: 1 };
+    const settings = {
+      intervalMs: 300,
+      outputs: ['file', 'index'] as Array<'file' | 'index'>,
+      threads: 2,
+      hostConcurrency: 1,
+    };
     const first = await runUntil({ url: site.origin, settings }, 3);
     expect(first.ending).toMatchObject({ reason: 'interrupted', published: false });
     expect(first.produced.saved).toBeLessThan(fixtureFacts.savedCount);
