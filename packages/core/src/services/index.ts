@@ -6,6 +6,7 @@ export * from './ledger-service.js';
 export * from './metrics-service.js';
 export * from './orphans.js';
 export * from './replay-service.js';
+export * from './search-pool.js';
 export * from './search-service.js';
 export * from './test-url-service.js';
 export * from './user-service.js';

@@ -3,8 +3,6 @@ import { CrawlerError } from '../errors.js';
 import { meaningVersionOf, type PublishedCatalog } from '../index/catalog-registry.js';
 import { VectorSearcher } from '../vector/vector-searcher.js';
 
-export { SearchPool } from './search-pool.js';
-
 export type SearchMode = 'words' | 'meaning';
 
 export interface SearchRequest {

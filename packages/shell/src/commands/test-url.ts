@@ -33,9 +33,11 @@ export const TEST_URL_COMMAND = defineCommand<TestUrlOptions>({
     verboseOption(),
   ],
   details:
-    'The stages run as a crawl runs them — acceptors (scope, start-url prefix, assets, robots.txt, depth, patterns),\n' +
-    'the known-url check, fetch, status, markup, extraction, noindex, content dedup — and the first that refuses\n' +
-    'ends the url, as in a crawl: a url an acceptor refuses is not fetched. Nothing is stored, queued or counted.\n' +
+    "The crawl's own page pipeline runs dry: the acceptors (scope, start-url prefix, assets, robots.txt, depth,\n" +
+    'patterns), then every stage of the document pipeline in its order — known-url, recrawl, trap, head, metadata,\n' +
+    'fetch, status, children, markup, render, extract, canonical, robots, links, noindex, document filters, import,\n' +
+    'unmodified, dedup, reserve, images, output — and the first that refuses ends the url, as in a crawl: what\n' +
+    'test-url says is what a crawl does. Nothing is stored, queued, published or counted.\n' +
     'Each link found is run through the acceptors: queued, or refused by the acceptor named.',
   examples: [
     'greenfinger test-url --url http://127.0.0.1:8084/library/json.html',
