@@ -121,9 +121,13 @@ describe('greenfinger shell in a pseudo-terminal (tmux)', () => {
     pane.line('status');
     const first = await pane.until(/python · crawl v0 · running · saved \d+ .* pages\/s/);
     const saved = (s: string) => Number(/saved (\d+)/.exec(s.slice(s.lastIndexOf('python · crawl v0')))?.[1]);
-    // Redrawn once a second: the counter moves while the crawl runs.
-    await new Promise((r) => setTimeout(r, 2200));
-    const later = pane.screen();
+    // Redrawn once a second: the counter moves while the crawl runs (waited for, with a deadline).
+    let later = pane.screen();
+    const moved = (s: string) => saved(s) > saved(first) && /drops: out_of_scope:domain-scope/.test(s);
+    for (const until = Date.now() + 15_000; !moved(later) && Date.now() < until; ) {
+      await new Promise((r) => setTimeout(r, 100));
+      later = pane.screen();
+    }
     expect(saved(later)).toBeGreaterThan(saved(first));
     expect(later).toMatch(/drops: out_of_scope:domain-scope/);
     pane.line('q');
