@@ -266,9 +266,13 @@ function checkSeedUrls(catalog: Catalog): void {
   catalog.settings = { ...catalog.settings, seedUrls: valid };
 }
 
-/** A site's catalog name: its host, and its path when the catalog is a part of the site (`127.0.0.1:8080-docs-v2`). */
+/**
+ * A site's catalog name: its host, and its folder when the catalog is a part of the site (`127.0.0.1:8080-docs-v2`).
+ * A page's own file name is not part of it: `http://h/index.html` is the site `h`, `http://h/docs/index.html` is `h-docs`.
+ */
 function siteCatalogName(url: string): string {
   const u = new URL(url);
-  const path = u.pathname.replace(/[^\p{L}\p{N}._:]+/gu, '-').replace(/^-+|-+$/g, '');
+  const folder = u.pathname.slice(0, u.pathname.lastIndexOf('/') + 1);
+  const path = folder.replace(/[^\p{L}\p{N}._:]+/gu, '-').replace(/^-+|-+$/g, '');
   return `${u.host}${path ? `-${path}` : ''}`.slice(0, 100).replace(/[ -]+$/, '');
 }

@@ -52,5 +52,8 @@ describe('a site that never answered', () => {
     const docs = await catalogs.create({ url: 'http://127.0.0.1:9/docs/v2/' });
     expect(root.name).toBe('127.0.0.1:9');
     expect(docs.name).toBe('127.0.0.1:9-docs-v2');
+    // A page's file name is not part of the name: the start page of a site names the site, a page in a folder its folder.
+    expect((await catalogs.create({ url: 'http://127.0.0.2:9/index.html' })).name).toBe('127.0.0.2:9');
+    expect((await catalogs.create({ url: 'http://127.0.0.2:9/docs/v2/index.html' })).name).toBe('127.0.0.2:9-docs-v2');
   });
 });
