@@ -323,7 +323,7 @@ async function optimizeAll(gf) {
  * share of the exact top 10 that the timed search also returns.
  */
 async function measureRecall(gf, dir, mix, n) {
-  const { Greenfinger, SqliteFtsIndex } = await import('../packages/core/dist/index.js');
+  const { Greenfinger, SqliteFtsIndex } = await import('../packages/core/dist/internal.js');
   const exact = await Greenfinger.open({
     settings: { dataStore: dir, annMinPoints: 0 },
     components: {

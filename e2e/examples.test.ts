@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Greenfinger, HtmlContentExtractor, ReadabilityContentExtractor } from '../packages/core/src/index.js';
+import { Greenfinger, HtmlContentExtractor, ReadabilityContentExtractor } from '../packages/core/src/internal.js';
 import { type Corpus, startCorpus } from '../packages/core/test/support/corpus.js';
 import { createTempDir, type TempDir } from '../packages/core/test/support/tmp.js';
 

@@ -2,7 +2,7 @@ import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { type Greenfinger, SearchPool } from '@greenfinger/core';
+import { type Greenfinger, SearchPool } from '@greenfinger/core/internal';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { describeAnswers } from './answer-shapes.js';
 import { API_VERSION } from './api-version.js';

@@ -1,5 +1,5 @@
 import { LoginLimiter } from '@greenfinger/api';
-import { scryptQueue } from '@greenfinger/core';
+import { scryptQueue } from '@greenfinger/core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, type ApiFixture, openApiFixture, SUPPORT } from './support/api-fixture.js';
 

@@ -8,7 +8,7 @@ import {
   type Logger,
   loadSettings,
   type Settings,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import type { Redis } from 'ioredis';
 import { catchUpCatalogs } from './admin/catalog-catch-up.js';
 import type { AdminRouting } from './admin/cluster-admin-writer.js';

@@ -7,7 +7,7 @@ import {
   type Greenfinger,
   type Logger,
   reportStamp,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import type { Redis } from 'ioredis';
 import { ADMIN_OPS } from './admin/admin-ops.js';
 import { CATALOG_ROWS_OP, catalogRows } from './admin/catalog-catch-up.js';

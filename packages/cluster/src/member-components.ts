@@ -11,7 +11,7 @@ import {
   type PolitenessContext,
   type RunContext,
   type VectorStoreFamily,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import type { Redis } from 'ioredis';
 import { type AdminRouting, ClusterAdminWriter } from './admin/cluster-admin-writer.js';
 import { ClusterContentDedup } from './budgets/cluster-content-dedup.js';

@@ -6,7 +6,7 @@ import {
   silentLogger,
   type TextPointPayload,
   type VectorPoint,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import { describe, expect, it } from 'vitest';
 import { createTempDir } from '../../core/test/support/tmp.js';
 import { blobReplicaConsumer, replicatedBlobs } from '../src/channels/blob-replica.js';

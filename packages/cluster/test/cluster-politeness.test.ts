@@ -1,4 +1,4 @@
-import { HostPoliteness, silentLogger } from '@greenfinger/core';
+import { HostPoliteness, silentLogger } from '@greenfinger/core/internal';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClusterPoliteness } from '../src/budgets/cluster-politeness.js';
 import { type TestCluster, testCluster } from './support/redis.js';

@@ -1,4 +1,4 @@
-import { adviseRender, DEFAULT_RENDER_POLICY, silentLogger } from '@greenfinger/core';
+import { adviseRender, DEFAULT_RENDER_POLICY, silentLogger } from '@greenfinger/core/internal';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RedisRenderMemory } from '../src/budgets/redis-render-memory.js';
 import { type TestCluster, testCluster } from './support/redis.js';

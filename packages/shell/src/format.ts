@@ -5,7 +5,7 @@ import {
   orphansLine,
   type RunReport,
   type SearchResponse,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 
 const n = (v: number): string => v.toLocaleString('en-US');
 

@@ -10,7 +10,7 @@ import {
   reportOf,
   silentLogger,
   unknownEnv,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 
 /** Exit codes: 0 ok, 1 the work failed (or saved nothing), 2 wrong use, 130 interrupted (core's error table). */
 export { EXIT };

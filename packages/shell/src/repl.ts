@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
-import { Greenfinger, makeDirs, reportOf } from '@greenfinger/core';
+import { Greenfinger, makeDirs, reportOf } from '@greenfinger/core/internal';
 import { Command, CommanderError } from 'commander';
 import { addCommand, type CommandContext, type CommandSpec } from './command-spec.js';
 import { afterTextIn, commandsIn, flagsOf, promptCommand } from './command-table.js';

@@ -12,7 +12,7 @@ import type {
   UserRow,
   VersionDeletion,
   VersionDeletionResult,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import type { LeaderGateway } from '../membership/leader-gateway.js';
 import { mirrorWrite } from './admin-mirror.js';
 import type { AdminOp } from './admin-ops.js';

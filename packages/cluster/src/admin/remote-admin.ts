@@ -5,7 +5,7 @@ import {
   type GreenfingerComponents,
   LocalAdminWriter,
   type Logger,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import type { Redis } from 'ioredis';
 import { LeaderGateway } from '../membership/leader-gateway.js';
 import { ClusterKeys } from '../plumbing/keys.js';

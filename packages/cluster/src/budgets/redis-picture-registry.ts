@@ -1,4 +1,10 @@
-import { type ImageRow, type Logger, type PictureClaim, type PictureRegistry, sha256Hex } from '@greenfinger/core';
+import {
+  type ImageRow,
+  type Logger,
+  type PictureClaim,
+  type PictureRegistry,
+  sha256Hex,
+} from '@greenfinger/core/internal';
 import type { Redis } from 'ioredis';
 import { LuaScript } from '../plumbing/lua-script.js';
 import { parseObject } from '../plumbing/wire.js';

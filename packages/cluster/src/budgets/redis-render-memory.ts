@@ -5,7 +5,7 @@ import {
   type PatternRecord,
   type RenderMemory,
   type RenderObservation,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import type { Redis } from 'ioredis';
 import type { ClusterKeys } from '../plumbing/keys.js';
 

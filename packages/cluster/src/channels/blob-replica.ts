@@ -1,4 +1,4 @@
-import { type BlobStore, LocalBlobStore, OffThreadBlobStore } from '@greenfinger/core';
+import { type BlobStore, LocalBlobStore, OffThreadBlobStore } from '@greenfinger/core/internal';
 import { str } from '../plumbing/wire.js';
 import {
   type BinaryItem,

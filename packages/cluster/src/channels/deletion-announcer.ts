@@ -7,7 +7,7 @@ import {
   type LedgerRow,
   type Logger,
   type VersionDeletion,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import type { Deletion } from './deletion-log.js';
 
 export interface AnnouncerOptions {

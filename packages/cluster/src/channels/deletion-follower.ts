@@ -1,6 +1,12 @@
 import { rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { type AdminWriter, type DeleteLayer, eraseUrl, type Greenfinger, type Logger } from '@greenfinger/core';
+import {
+  type AdminWriter,
+  type DeleteLayer,
+  eraseUrl,
+  type Greenfinger,
+  type Logger,
+} from '@greenfinger/core/internal';
 import type { Redis } from 'ioredis';
 import type { ClusterKeys } from '../plumbing/keys.js';
 import { isPerNodeBlobStore } from './blob-replica.js';

@@ -5,7 +5,7 @@ import {
   type OutputChannel,
   type SearchIndex,
   toIndexDocument,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import type { Redis } from 'ioredis';
 import { str } from '../plumbing/wire.js';
 import { type FrameConsumer, FrameSender, type ReplicaStream, replicaConsumer } from './multicast-frames.js';

@@ -10,7 +10,7 @@ import {
   type ReplayLayer,
   type ReplayReport,
   reportStamp,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import type { Redis } from 'ioredis';
 import { framesCaughtUp } from '../channels/multicast-frames.js';
 import type { Membership } from '../membership/membership.js';

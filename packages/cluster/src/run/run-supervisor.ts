@@ -1,4 +1,10 @@
-import { type AdminWriter, type Greenfinger, type Logger, keys as layoutKeys, reportStamp } from '@greenfinger/core';
+import {
+  type AdminWriter,
+  type Greenfinger,
+  type Logger,
+  keys as layoutKeys,
+  reportStamp,
+} from '@greenfinger/core/internal';
 import type { Redis } from 'ioredis';
 import { byNode } from '../budgets/shared-counters.js';
 import { framesBehind, framesCaughtUp, trimFrames } from '../channels/multicast-frames.js';

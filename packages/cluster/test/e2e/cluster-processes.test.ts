@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { createRecordDatabase, SqliteVecFamily, silentLogger } from '@greenfinger/core';
+import { createRecordDatabase, SqliteVecFamily, silentLogger } from '@greenfinger/core/internal';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AccessLogLine, type Corpus, startCorpus } from '../../../core/test/support/corpus.js';
 import { createTestDatabase, type TestDatabase } from '../../../core/test/support/pg.js';

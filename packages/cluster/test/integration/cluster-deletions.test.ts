@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { keys, type ResourceRow, silentLogger } from '@greenfinger/core';
+import { keys, type ResourceRow, silentLogger } from '@greenfinger/core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureFacts } from '../../../core/test/support/fixture-facts.js';
 import { type FixtureSite, startFixtureSite } from '../../../core/test/support/fixture-site.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ExtractPool, LocalBlobStore, OffThreadBlobStore } from '@greenfinger/core';
+import { ExtractPool, LocalBlobStore, OffThreadBlobStore } from '@greenfinger/core/internal';
 import { describe, expect, it } from 'vitest';
 import { createTempDir } from '../support/tmp.js';
 import { describeBlobStoreContract } from './blob-store.contract.js';

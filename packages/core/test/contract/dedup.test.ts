@@ -13,7 +13,7 @@ import {
   SimhashContentDedup,
   simhash64,
   urlHash,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { describeUrlFilterContract } from './dedup-contract.js';
 

@@ -13,7 +13,7 @@ import {
   type RunReport,
   sha256Hex,
   urlHash,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 

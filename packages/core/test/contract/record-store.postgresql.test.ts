@@ -7,7 +7,7 @@ import {
   createRecordDatabase,
   PgRecordDatabase,
   type RecordDatabase,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

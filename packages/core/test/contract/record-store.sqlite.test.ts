@@ -10,7 +10,7 @@ import {
   loadMigrations,
   SqliteRecordDatabase,
   sqlitePathFromUrl,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeRecordDatabaseContract, makeCatalog, makeResource } from './record-store.contract.js';

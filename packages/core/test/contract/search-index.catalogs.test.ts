@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CrawlerError, PublishedCatalogs } from '@greenfinger/core';
+import { CrawlerError, PublishedCatalogs } from '@greenfinger/core/internal';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 const A = '0190a0b0-0000-7000-8000-00000000000a';

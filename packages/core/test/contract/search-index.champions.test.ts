@@ -8,7 +8,7 @@ import {
   type SqliteFtsIndexOptions,
   type WordsHit,
   type WordsQuery,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rng } from '../support/random.mjs';

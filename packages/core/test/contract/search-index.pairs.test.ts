@@ -10,7 +10,7 @@ import {
   type WordsHit,
   type WordsQuery,
   type WordsResult,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { rng } from '../support/random.mjs';
@@ -292,7 +292,7 @@ describe('SqliteFtsIndex without the SQLite extension', () => {
 
     vi.stubEnv('GF_FTS_EXTENSION', join(root, 'missing', 'gf_fts.so'));
     vi.resetModules();
-    const fresh = (await import('../../src/index/sqlite-fts-index.ts')) as typeof import('@greenfinger/core');
+    const fresh = (await import('../../src/index/sqlite-fts-index.ts')) as typeof import('@greenfinger/core/internal');
     const without = new fresh.SqliteFtsIndex(options);
     try {
       const got = await without.search(query);

@@ -1,4 +1,4 @@
-import { ExtractPool, OffThreadIndex, type SearchIndex, SqliteFtsIndex } from '@greenfinger/core';
+import { ExtractPool, OffThreadIndex, type SearchIndex, SqliteFtsIndex } from '@greenfinger/core/internal';
 import { describeSearchIndexContract } from './search-index.contract.js';
 
 describeSearchIndexContract('SqliteFtsIndex', (root) => new SqliteFtsIndex({ root, prefix: 'greenfinger' }));

@@ -1,4 +1,4 @@
-import { PgRecordDatabase, SqliteRecordDatabase } from '@greenfinger/core';
+import { PgRecordDatabase, SqliteRecordDatabase } from '@greenfinger/core/internal';
 import pg from 'pg';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { createTestDatabase, type TestDatabase, testPgUrl } from '../support/pg.js';

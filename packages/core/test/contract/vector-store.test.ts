@@ -1,4 +1,4 @@
-import { SqliteVecFamily, SqliteVecStore } from '@greenfinger/core';
+import { SqliteVecFamily, SqliteVecStore } from '@greenfinger/core/internal';
 import {
   CONTRACT_DIMS,
   describeVectorStoreContract,

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { BrowserExtractor, FetchError, HttpExtractor, loadSettings } from '@greenfinger/core';
+import { BrowserExtractor, FetchError, HttpExtractor, loadSettings } from '@greenfinger/core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeServer, listen } from '../support/loopback.js';
 import { chromiumProcesses } from '../support/processes.js';

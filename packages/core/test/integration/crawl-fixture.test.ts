@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fanout, Greenfinger, type RunReport } from '@greenfinger/core';
+import { fanout, Greenfinger, type RunReport } from '@greenfinger/core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureFacts } from '../support/fixture-facts.js';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';

@@ -99,7 +99,7 @@ describe('the crawl flow', () => {
     const pdf = await db.resources.findResourceByUrlHash(
       catalog.id,
       0,
-      (await import('@greenfinger/core')).urlHash(`${site.origin}/docs/manual.pdf`),
+      (await import('@greenfinger/core/internal')).urlHash(`${site.origin}/docs/manual.pdf`),
     );
     expect(pdf?.title).toBe('Garden manual');
     expect(pdf?.htmlPath).toMatch(/\.pdf$/);

@@ -5,7 +5,7 @@ import {
   documentParserRegistry,
   PdfDocumentParser,
   StageError,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostilePdf, makeDocx, makePdf } from '../support/documents.js';
 

@@ -11,7 +11,7 @@ import {
   TransformersEmbeddingClient,
   type VectorPoint,
   VectorSearcher,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const MODEL_DIR = fileURLToPath(new URL('../fixtures/models', import.meta.url));

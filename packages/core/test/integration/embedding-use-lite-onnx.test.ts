@@ -10,7 +10,7 @@ import {
   UseLiteEmbeddingClient,
   UseLiteOnnxEmbeddingClient,
   WorkerEmbeddingClient,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));

@@ -1,4 +1,4 @@
-import { cosine, UseLiteEmbeddingClient, WorkerEmbeddingClient } from '@greenfinger/core';
+import { cosine, UseLiteEmbeddingClient, WorkerEmbeddingClient } from '@greenfinger/core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 describe('UseLiteEmbeddingClient (Universal Sentence Encoder lite shipped in npm, offline)', () => {

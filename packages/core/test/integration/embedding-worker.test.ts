@@ -9,7 +9,7 @@ import {
   PooledEmbeddingClient,
   TransformersEmbeddingClient,
   WorkerEmbeddingClient,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const MODEL_DIR = fileURLToPath(new URL('../fixtures/models', import.meta.url));

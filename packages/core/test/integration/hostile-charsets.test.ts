@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { decodeBody, Greenfinger, type ResourceRow, type RunReport } from '@greenfinger/core';
+import { decodeBody, Greenfinger, type ResourceRow, type RunReport } from '@greenfinger/core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeLegacy } from '../support/legacy-encoding.js';
 import { createTempDir, type TempDir } from '../support/tmp.js';

@@ -11,7 +11,7 @@ import {
   LocalCrawlCoordinator,
   type ResourceRow,
   type RunReport,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HostileSite, hostileFacts, type OutcomeKey, startHostileSite } from '../support/hostile-site.js';
 import { createTempDir, type TempDir } from '../support/tmp.js';

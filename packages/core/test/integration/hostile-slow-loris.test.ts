@@ -1,7 +1,14 @@
 import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FetchError, Greenfinger, HostPoliteness, HttpExtractor, type RunReport, withRetry } from '@greenfinger/core';
+import {
+  FetchError,
+  Greenfinger,
+  HostPoliteness,
+  HttpExtractor,
+  type RunReport,
+  withRetry,
+} from '@greenfinger/core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { politeFetch } from '../../src/engine/polite-fetch.js';
 import { createTempDir, type TempDir } from '../support/tmp.js';

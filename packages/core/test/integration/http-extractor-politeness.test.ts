@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HostPoliteness, HttpExtractor } from '@greenfinger/core';
+import { HostPoliteness, HttpExtractor } from '@greenfinger/core/internal';
 import { describe, expect, it } from 'vitest';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
-import { decodeBody, FetchError, HttpExtractor, withRetry } from '@greenfinger/core';
+import { decodeBody, FetchError, HttpExtractor, withRetry } from '@greenfinger/core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const PAGE = '<html><head><title>Hello</title></head><body><p>Hello page</p></body></html>';

@@ -20,7 +20,7 @@ import {
   LevelFrontier,
   LevelUrlFilter,
   probeDataRoot,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import { ClassicLevel } from 'classic-level';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';

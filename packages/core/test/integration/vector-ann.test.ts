@@ -8,7 +8,7 @@ import {
   type TextPointPayload,
   type VectorHit,
   type VectorPoint,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

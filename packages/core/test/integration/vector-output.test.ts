@@ -8,7 +8,7 @@ import {
   resolveCatalogSettings,
   SqliteVecStore,
   VectorOutputChannel,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTempDir, type TempDir } from '../support/tmp.js';
 

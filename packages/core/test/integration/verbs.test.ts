@@ -69,7 +69,7 @@ describe('verbs', () => {
     const before = await db.resources.findResourceByUrlHash(
       cat.id,
       0,
-      (await import('@greenfinger/core')).urlHash(`${site.origin}/article-1.html`),
+      (await import('@greenfinger/core/internal')).urlHash(`${site.origin}/article-1.html`),
     );
     site.clear();
     const unchanged = await gf.crawler.crawl({ id: cat.id, action: 'merge' });

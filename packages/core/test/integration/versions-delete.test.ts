@@ -9,7 +9,7 @@ import {
   normalizeUrl,
   SqliteVecStore,
   urlHash,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureFacts } from '../support/fixture-facts.js';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';

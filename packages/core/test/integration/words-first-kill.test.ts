@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chunkText, Greenfinger, type PublishedCatalog, type RunReport } from '@greenfinger/core';
+import { chunkText, Greenfinger, type PublishedCatalog, type RunReport } from '@greenfinger/core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
 import { eventually } from '../support/gated-embedding.js';

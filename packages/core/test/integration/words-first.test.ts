@@ -6,7 +6,7 @@ import {
   Greenfinger,
   type PublishedCatalog,
   type RunReport,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureFacts } from '../support/fixture-facts.js';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';

@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { BrowserExtractor, HttpExtractor, loadSettings } from '@greenfinger/core';
+import { BrowserExtractor, HttpExtractor, loadSettings } from '@greenfinger/core/internal';
 import { closeServer, listen } from './loopback.js';
 
 function processes(): { pid: number; state: string; comm: string }[] {

@@ -2,7 +2,7 @@
 // vector-phase-child.ts <data dir> <site origin> <node settings as JSON>`) so a test can kill -9 it while its vectors
 // are being written. The embedding model (the tiny test model) lets one batch through, then holds every other one.
 import { fileURLToPath } from 'node:url';
-import { createEmbeddingClient, Greenfinger } from '@greenfinger/core';
+import { createEmbeddingClient, Greenfinger } from '@greenfinger/core/internal';
 import { GatedEmbeddingClient } from './gated-embedding.js';
 
 const [dataStore, origin, json] = process.argv.slice(2);

@@ -22,7 +22,7 @@ import {
   startUrlPrefix,
   type UrlPathAcceptor,
   type Verdict,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import { describe, expect, it } from 'vitest';
 
 function catalog(url: string, settings: Partial<CatalogSettings> = {}): Catalog {

@@ -1,4 +1,4 @@
-import { BloomFilter, sha256Hex } from '@greenfinger/core';
+import { BloomFilter, sha256Hex } from '@greenfinger/core/internal';
 import { describe, expect, it } from 'vitest';
 
 describe('BloomFilter', () => {

@@ -1,4 +1,4 @@
-import { charsetFromContentType, decodeBody, detectCharset } from '@greenfinger/core';
+import { charsetFromContentType, decodeBody, detectCharset } from '@greenfinger/core/internal';
 import { describe, expect, it } from 'vitest';
 
 const ascii = (s: string) => Buffer.from(s, 'latin1');

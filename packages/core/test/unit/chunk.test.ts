@@ -1,4 +1,4 @@
-import { chunkText } from '@greenfinger/core';
+import { chunkText } from '@greenfinger/core/internal';
 import { describe, expect, it } from 'vitest';
 
 const sentence = (i: number): string => `Sentence number ${i} talks about crawling the web politely.`;

@@ -5,7 +5,7 @@ import {
   HtmlContentExtractor,
   ReadabilityContentExtractor,
   weightedLength,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import { describe, expect, it } from 'vitest';
 
 const sentence = (i: number) =>

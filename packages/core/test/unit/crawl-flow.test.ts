@@ -9,7 +9,7 @@ import {
   refuseByMetadata,
   resolveCatalogSettings,
   xRobotsTag,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 

@@ -11,7 +11,7 @@ import {
   PdfDocumentParser,
   parseCsv,
   TextDocumentParser,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import { describe, expect, it } from 'vitest';
 import { docxBomb, hostilePdf, makeDocx, makePdf, makeZip } from '../support/documents.js';
 import { encodeLegacy } from '../support/legacy-encoding.js';

@@ -8,7 +8,7 @@ import {
   findOnnxModel,
   linkDensityFactor,
   normalize,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import { afterAll, describe, expect, it } from 'vitest';
 
 describe('embedding helpers', () => {

@@ -1,4 +1,4 @@
-import { ConfigError, ExtractPool, HtmlContentExtractor, StageError } from '@greenfinger/core';
+import { ConfigError, ExtractPool, HtmlContentExtractor, StageError } from '@greenfinger/core/internal';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const page = (i: number) =>

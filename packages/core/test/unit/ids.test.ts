@@ -1,4 +1,4 @@
-import { fanout, ids, isUuid, urlHash, uuidv5, uuidv7 } from '@greenfinger/core';
+import { fanout, ids, isUuid, urlHash, uuidv5, uuidv7 } from '@greenfinger/core/internal';
 import { describe, expect, it } from 'vitest';
 
 describe('ids', () => {

@@ -1,4 +1,4 @@
-import { HtmlContentExtractor, largestSrcsetCandidate } from '@greenfinger/core';
+import { HtmlContentExtractor, largestSrcsetCandidate } from '@greenfinger/core/internal';
 import { describe, expect, it } from 'vitest';
 
 const page = `<html><head>

@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type FetchResult, InflightStore } from '@greenfinger/core';
+import { type FetchResult, InflightStore } from '@greenfinger/core/internal';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const dirs: string[] = [];

@@ -1,4 +1,4 @@
-import { CrawlerError, HostPoliteness } from '@greenfinger/core';
+import { CrawlerError, HostPoliteness } from '@greenfinger/core/internal';
 import { describe, expect, it } from 'vitest';
 
 describe('HostPoliteness errors', () => {

@@ -1,4 +1,4 @@
-import { type EmbeddingClient, PooledEmbeddingClient } from '@greenfinger/core';
+import { type EmbeddingClient, PooledEmbeddingClient } from '@greenfinger/core/internal';
 import { describe, expect, it } from 'vitest';
 
 /** A fake client: the vector of a text is [text length, client number]; records the batches it was given. */

@@ -1,4 +1,4 @@
-import { HttpRobotsProvider, parseRobotsTxt, productToken, type RobotsFetch } from '@greenfinger/core';
+import { HttpRobotsProvider, parseRobotsTxt, productToken, type RobotsFetch } from '@greenfinger/core/internal';
 import { describe, expect, it } from 'vitest';
 
 function allowed(txt: string, ua: string, path: string): boolean {

@@ -1,4 +1,4 @@
-import { fnv1a64, hammingDistance, simhash64 } from '@greenfinger/core';
+import { fnv1a64, hammingDistance, simhash64 } from '@greenfinger/core/internal';
 import { describe, expect, it } from 'vitest';
 
 describe('fnv1a64', () => {

@@ -1,4 +1,4 @@
-import { discoverSitemapUrls, HttpRobotsProvider, parseSitemap, type RobotsFetch } from '@greenfinger/core';
+import { discoverSitemapUrls, HttpRobotsProvider, parseSitemap, type RobotsFetch } from '@greenfinger/core/internal';
 import { describe, expect, it } from 'vitest';
 
 function urlset(locs: string[], extra = ''): string {

@@ -1,4 +1,11 @@
-import { ConfigError, normalizeUrl, parseUserUrl, registrableDomain, urlHash, urlKey } from '@greenfinger/core';
+import {
+  ConfigError,
+  normalizeUrl,
+  parseUserUrl,
+  registrableDomain,
+  urlHash,
+  urlKey,
+} from '@greenfinger/core/internal';
 import { describe, expect, it } from 'vitest';
 
 describe('normalizeUrl', () => {

@@ -6,7 +6,7 @@ import {
   folderCatalogName,
   isFileUrl,
   reportOf,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import { type CommandContext, type CommandSpec, defineCommand, type OptionSpec } from '../command-spec.js';
 import { EXIT } from '../io.js';
 import { formatCatalog } from './catalog.js';

@@ -1,4 +1,4 @@
-import { type Catalog, type CatalogRef, defaultCatalogSettings, isUuid } from '@greenfinger/core';
+import { type Catalog, type CatalogRef, defaultCatalogSettings, isUuid } from '@greenfinger/core/internal';
 import {
   type CommandContext,
   type CommandSpec,

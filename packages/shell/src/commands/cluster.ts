@@ -20,7 +20,7 @@ import {
   probeDataRoot,
   silentLogger,
   unknownEnv,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import { intArg } from '../args.js';
 import { type CommandSpec, defineCommand, type OptionSpec } from '../command-spec.js';
 import { EXIT, type Io, reportError } from '../io.js';

@@ -10,7 +10,7 @@ import {
   probeDataRoot,
   type RunReport,
   silentLogger,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import { type CommandContext, type CommandSpec, defineCommand, type OptionSpec } from '../command-spec.js';
 import { explainNothingSaved, formatProgress, formatSummary } from '../format.js';
 import { EXIT, type Io, reportError } from '../io.js';

@@ -1,4 +1,4 @@
-import { loadSettings, PULLABLE_MODELS, pullModel } from '@greenfinger/core';
+import { loadSettings, PULLABLE_MODELS, pullModel } from '@greenfinger/core/internal';
 import { type CommandSpec, defineCommand, type GroupSpec } from '../command-spec.js';
 import { EXIT } from '../io.js';
 import { jsonOption } from './options.js';

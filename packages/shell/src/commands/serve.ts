@@ -1,6 +1,6 @@
 import { startServer } from '@greenfinger/api';
 import { ClusterClient, type ClusterNode } from '@greenfinger/cluster';
-import { createLogger, envDataStore, Greenfinger, probeDataRoot, unknownEnv } from '@greenfinger/core';
+import { createLogger, envDataStore, Greenfinger, probeDataRoot, unknownEnv } from '@greenfinger/core/internal';
 import { intArg } from '../args.js';
 import { type CommandSpec, defineCommand } from '../command-spec.js';
 import { EXIT, type Io, reportError } from '../io.js';

@@ -6,7 +6,7 @@ import {
   type Greenfinger,
   type PublicUser,
   type UserRole,
-} from '@greenfinger/core';
+} from '@greenfinger/core/internal';
 import {
   type CommandContext,
   type CommandSpec,

@@ -1,4 +1,4 @@
-import { type CatalogRef, isUuid, type VersionInfo } from '@greenfinger/core';
+import { type CatalogRef, isUuid, type VersionInfo } from '@greenfinger/core/internal';
 import { type CommandSpec, defineCommand, type OptionSpec } from '../command-spec.js';
 import { EXIT, type Io } from '../io.js';
 import { dataOption, jsonOption, verboseOption } from './options.js';
