@@ -69,7 +69,17 @@ async function serve(data, searchThreads, limiter) {
     await r.arrayBuffer();
     return { status: r.status, ms: performance.now() - t0 };
   };
-  return { gf, app, base, token, get, close: async () => (await app.close(), await gf.close()) };
+  return {
+    gf,
+    app,
+    base,
+    token,
+    get,
+    close: async () => {
+      await app.close();
+      await gf.close();
+    },
+  };
 }
 
 /**

@@ -90,9 +90,10 @@ function serve(port: MessagePort): void {
 /**
  * Searches yield the processor to the rest of the server: on Linux a nice value belongs to the thread that sets it
  * (pid 0 = the calling thread), so this lowers only this thread. Two search threads at full speed on a 2-core
- * machine slowed a crawl of the same server threefold; the crawl and the event loop keep their share this way.
+ * machine slowed a crawl of the same server threefold; at nice 10 by 51 %, at nice 19 by 20 % (`npm run bench --
+ * api-load`, 4 Dec 2026), while health p99 stayed ~10 ms. The crawl and the event loop keep their share this way.
  */
-const SEARCH_NICE = 10;
+const SEARCH_NICE = 19;
 try {
   setPriority(0, SEARCH_NICE);
 } catch {
