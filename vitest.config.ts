@@ -65,18 +65,17 @@ const workers = Number(process.env.GF_TEST_WORKERS ?? 2);
 
 /**
  * The line coverage each package must keep when the whole suite runs with coverage (`npm test`; scripts/test.sh
- * passes --coverage.enabled): a gate against losing tests, not a target. Measured on 4 December 2026 on a subset of
- * 84 of the 149 test files (core's unit, contract and 8 integration files; api, shell, web; the cluster files that run
- * together): core 84.3 %, api 91.8 %, cluster 25.9 %, shell 23.3 %, web 0 %. Coverage only grows with more tests, so
- * the whole suite is at least there; each gate is a few points under (raise them from a whole run's table). Code run
- * in other processes is not counted: the CLI the e2e files spawn (so the shell is low), the cluster's member processes,
- * worker threads, and the page in Chromium (web: its only test checks types).
+ * passes --coverage.enabled): a gate against losing tests, not a target. Measured by two whole fresh-clone runs on
+ * 4 December 2026 (the same figures both times): core 91.9 %, api 91.9 %, cluster 88.2 %, shell 33.0 %, web 0 %;
+ * each gate is about two points under. Code run in other processes is not counted: the CLI the e2e files spawn (so
+ * the shell is low), the cluster's member processes, worker threads, and the page in Chromium (web: its only test
+ * checks types).
  */
 const lineGates: Record<string, number> = {
-  core: 80,
-  api: 88,
-  cluster: 22,
-  shell: 20,
+  core: 90,
+  api: 90,
+  cluster: 86,
+  shell: 31,
   web: 0,
 };
 
