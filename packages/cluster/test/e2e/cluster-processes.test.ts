@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { createRecordDatabase, SqliteVecFamily, silentLogger } from '@greenfinger/core/internal';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type AccessLogLine, type Corpus, startCorpus } from '../../../core/test/support/corpus.js';
+import { type AccessLogLine, type Corpus, type CorpusName, startCorpus } from '../../../core/test/support/corpus.js';
 import { createTestDatabase, type TestDatabase } from '../../../core/test/support/pg.js';
 import { createTempDir, type TempDir } from '../../../core/test/support/tmp.js';
 import { ClusterClient } from '../../src/cluster-client.js';
@@ -13,6 +13,20 @@ import { clusterEnv, type Proc, runCli, runJson, startNode, stopAll, untilMember
 import { type TestCluster, testCluster, testRedisUrl, until } from '../support/redis.js';
 
 const log = silentLogger();
+
+/**
+ * What a whole crawl of each corpus gives (`--url <corpus>/`, the access log's text/html answers): the distinct pages
+ * at least (a few of the handbook's are told apart by a query only some runs meet) and the pages saved. The handbook
+ * (3,303 pages, 1,658 pictures) is crawled where shares, pictures, channels and the pages fetched twice after a
+ * member's death are measured; the leader's death and a pause crawl the python docs (527 pages): what they judge (who
+ * leads and when, what is published, what a resume fetches) does not grow with the site, and each costs half the
+ * time. (On the python docs a follower's kill or freeze refetched 15–17 pages against a bound of 16 threads — one
+ * over once in five — where the handbook's stayed at 0–16: left on the handbook until that is understood.)
+ */
+const WHOLE: Record<CorpusName, { pages: number; saved: number }> = {
+  handbook: { pages: 3290, saved: 2599 },
+  python: { pages: 527, saved: 526 },
+};
 
 /** Where the records go: one PostgreSQL for every member, or each member's own SQLite under its data root. */
 type Records = 'shared PostgreSQL' | 'per-node SQLite';
@@ -34,9 +48,7 @@ afterEach(async () => {
   world = undefined;
   if (!w) return;
   await stopAll(w.members);
-  await w.cluster.close();
-  await w.db.drop();
-  await w.corpus.stop();
+  await Promise.all([w.cluster.close(), w.db.drop(), w.corpus.stop()]);
   w.tmp.remove();
 });
 
@@ -50,10 +62,14 @@ function startMember(w: World, name: string): Proc {
   return member;
 }
 
-async function setUp(records: Records = 'shared PostgreSQL', names = ['n1', 'n2', 'n3']): Promise<World> {
+async function setUp(
+  records: Records = 'shared PostgreSQL',
+  names = ['n1', 'n2', 'n3'],
+  corpus: CorpusName = 'handbook',
+): Promise<World> {
   const w: World = {
     records,
-    corpus: await startCorpus('handbook'),
+    corpus: await startCorpus(corpus),
     tmp: createTempDir('gf-e2e-cluster-'),
     db: await createTestDatabase(),
     cluster: await testCluster(),
@@ -212,7 +228,7 @@ describe.each<Records>(['shared PostgreSQL', 'per-node SQLite'])(
       const pages = pageRequests(w);
       const counts = countsByPath(pages);
       expect([...counts].filter(([, n]) => n > 1)).toEqual([]);
-      expect(counts.size).toBeGreaterThanOrEqual(3290);
+      expect(counts.size).toBeGreaterThanOrEqual(WHOLE.handbook.pages);
       // Pictures too: each picture url is fetched by one member only (the run's picture registry).
       const pictures = countsByPath(
         w.corpus.accessLog().filter((l) => l.method === 'GET' && l.contentType.startsWith('image/')),
@@ -364,8 +380,8 @@ describe('three member processes crawl the handbook, per-node SQLite, with vecto
   }, 300_000);
 });
 
-describe('three member processes crawl the handbook, shared PostgreSQL, one of them killed', () => {
-  it('a member killed mid-crawl refetches at most its threads: kill -9 of a follower at about 1,000 pages, the crawl completes, pages fetched twice <= its 16 threads', async () => {
+describe('three member processes, shared PostgreSQL, one of them killed', () => {
+  it('a member killed mid-crawl refetches at most its threads: kill -9 of a follower at about 1,000 pages of the handbook, the crawl completes, pages fetched twice <= its 16 threads', async () => {
     const w = await setUp();
     const client = await ClusterClient.open({ cluster: w.cluster.name, redisUrl: testRedisUrl, log });
     try {
@@ -374,6 +390,7 @@ describe('three member processes crawl the handbook, shared PostgreSQL, one of t
       const status = await client.status();
       const { victim, member } = await aFollower(w, client);
       member.child.kill('SIGKILL');
+      const killedAt = Date.now();
       const { code, report, stderr } = await ended(w, running);
       expect(code, stderr).toBe(0);
       const r = report as ClusterRunReport;
@@ -383,14 +400,20 @@ describe('three member processes crawl the handbook, shared PostgreSQL, one of t
       expect(r.routing?.handled).toBe(r.routing?.dispatched);
 
       const counts = countsByPath(pageRequests(w));
-      expect(counts.size).toBeGreaterThanOrEqual(3290);
+      expect(counts.size).toBeGreaterThanOrEqual(WHOLE.handbook.pages);
       const twice = [...counts].filter(([, n]) => n > 1);
       expect([...counts].filter(([, n]) => n > 2)).toEqual([]);
       const claimed = r.rehomed?.[victim.name]?.claimed ?? 0;
       expect(claimed).toBeGreaterThan(0);
       // Issue 30 item 4: 63 with a read-ahead of 64. Of what it held (read ahead: 2 × threads), only the urls handed to
       // its threads and not yet acknowledged by a commit can have been fetched: the catalog's 16 threads.
-      expect(twice.length, twice.map(([p]) => p).join(' ')).toBeLessThanOrEqual(16);
+      // Each page fetched twice, by whom and when (ms after the kill), should the bound ever fail.
+      const fetches = (path: string) =>
+        pageRequests(w)
+          .filter((l) => l.path === path)
+          .map((l) => `${l.userAgent.replace('greenfinger-e2e/', '')} ${Math.round(l.msec - killedAt)} ms`)
+          .join(', ');
+      expect(twice.length, twice.map(([p]) => `${p} (${fetches(p)})`).join('; ')).toBeLessThanOrEqual(16);
       console.log(
         `kill -9 of ${victim.name} at ${status.members.reduce((a, m) => a + (m.run?.saved ?? 0), 0)} pages: ` +
           `${counts.size} distinct pages, ${twice.length} fetched twice, ${claimed} held re-homed, ` +
@@ -401,12 +424,12 @@ describe('three member processes crawl the handbook, shared PostgreSQL, one of t
     }
   }, 300_000);
 
-  it('kill -9 of the leader: another member leads within the lease time, the crawl completes and publishes once', async () => {
-    const w = await setUp();
+  it('kill -9 of the leader at about 150 pages of the python docs: another member leads within the lease time, the crawl completes and publishes once', async () => {
+    const w = await setUp('shared PostgreSQL', ['n1', 'n2', 'n3'], 'python');
     const client = await ClusterClient.open({ cluster: w.cluster.name, redisUrl: testRedisUrl, log });
     try {
       const running = crawl(w);
-      await until('about 1,000 pages saved', async () => (await savedSoFar(client)) >= 1000, 120_000);
+      await until('about 150 pages saved', async () => (await savedSoFar(client)) >= 150, 120_000);
       const leader = (await client.status()).leader?.name as string;
       const member = w.members.find((m) => m.name === leader) as Proc;
       member.child.kill('SIGKILL');
@@ -447,7 +470,7 @@ describe('three member processes crawl the handbook, shared PostgreSQL, one of t
         expect(Object.keys(r.missing ?? {}), killed).toEqual([leader]);
       }
       const counts = countsByPath(pageRequests(w));
-      expect(counts.size).toBeGreaterThanOrEqual(3290);
+      expect(counts.size).toBeGreaterThanOrEqual(WHOLE.python.pages);
       await until('COMPLETED heard', () => w.heard.some((m) => m.type === 'COMPLETED'), 30_000);
       expect(w.heard.filter((m) => m.type === 'PUBLISHED')).toHaveLength(1);
       expect(w.heard.filter((m) => m.type === 'COMPLETED')).toHaveLength(1);
@@ -461,7 +484,7 @@ describe('three member processes crawl the handbook, shared PostgreSQL, one of t
   }, 300_000);
 });
 
-describe('three member processes crawl the handbook, shared PostgreSQL, the membership or the run changing', () => {
+describe('three member processes, shared PostgreSQL, the membership or the run changing', () => {
   it('a member joining mid-crawl takes its share of the urls still queued and of the new ones; every page still fetched once', async () => {
     const w = await setUp('shared PostgreSQL', ['n1', 'n2']);
     const client = await ClusterClient.open({ cluster: w.cluster.name, redisUrl: testRedisUrl, log });
@@ -479,7 +502,7 @@ describe('three member processes crawl the handbook, shared PostgreSQL, the memb
       const pages = pageRequests(w);
       const counts = countsByPath(pages);
       expect([...counts].filter(([, n]) => n > 1)).toEqual([]);
-      expect(counts.size).toBeGreaterThanOrEqual(3290);
+      expect(counts.size).toBeGreaterThanOrEqual(WHOLE.handbook.pages);
       const late = pages.filter((l) => l.userAgent === 'greenfinger-e2e/n3').length;
       const n3 = r.byNode.n3;
       expect(
@@ -520,7 +543,7 @@ describe('three member processes crawl the handbook, shared PostgreSQL, the memb
       expect(r.missing, JSON.stringify(r.missing)).toBeUndefined();
       expect(r.routing?.handled).toBe(r.routing?.dispatched);
       const counts = countsByPath(pageRequests(w));
-      expect(counts.size).toBeGreaterThanOrEqual(3290);
+      expect(counts.size).toBeGreaterThanOrEqual(WHOLE.handbook.pages);
       const twice = [...counts].filter(([, n]) => n > 1);
       // Its entries were re-homed (it held up to 32 read ahead); what it had polled — at most its 16 threads' leases
       // — is fetched after it wakes; the rest it took out of its frontier.
@@ -536,12 +559,12 @@ describe('three member processes crawl the handbook, shared PostgreSQL, the memb
     }
   }, 300_000);
 
-  it('pause --cluster stops every member at once (nothing more fetched, nothing published); resume --cluster finishes the crawl, every page fetched once over both', async () => {
-    const w = await setUp();
+  it('pause --cluster (python docs) stops every member at once (nothing more fetched, nothing published); resume --cluster finishes the crawl, every page fetched once over both', async () => {
+    const w = await setUp('shared PostgreSQL', ['n1', 'n2', 'n3'], 'python');
     const client = await ClusterClient.open({ cluster: w.cluster.name, redisUrl: testRedisUrl, log });
     try {
       const running = crawl(w);
-      await until('about 500 pages saved', async () => (await savedSoFar(client)) >= 500, 120_000);
+      await until('about 100 pages saved', async () => (await savedSoFar(client)) >= 100, 120_000);
       const pause = await runCli(['pause', '--cluster', w.cluster.name, '--json'], env(w), 60_000);
       const pausedAt = Date.now();
       expect(pause.code, pause.stderr).toBe(0);
@@ -574,10 +597,10 @@ describe('three member processes crawl the handbook, shared PostgreSQL, the memb
       expect(rr).toMatchObject({ action: 'resume', version: 0 });
       expect(rr.resumed).toMatchObject({ runId: r.runId, reason: 'interrupted', saved: r.produced.saved });
       expect(rr.ending).toMatchObject({ reason: 'frontier-drained', published: true });
-      expect(rr.produced.saved).toBe(2599);
+      expect(rr.produced.saved).toBe(WHOLE.python.saved);
       const all = countsByPath(pageRequests(w));
       expect([...all].filter(([, n]) => n > 1)).toEqual([]);
-      expect(all.size).toBeGreaterThanOrEqual(3290);
+      expect(all.size).toBeGreaterThanOrEqual(WHOLE.python.pages);
       await until(
         'the resumed run COMPLETED',
         () => w.heard.filter((m) => m.type === 'COMPLETED').length === 2,
