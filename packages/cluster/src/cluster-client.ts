@@ -198,7 +198,7 @@ export class ClusterClient {
     let rate = 0;
     while (Date.now() < deadline) {
       const done = await this.#redis.get(keys.completed);
-      if (done) return JSON.parse(done) as ClusterRunReport;
+      if (done) return completedReport(started.runId, done, this.keys.cluster);
       if (options.signal?.aborted && !stopAsked) {
         stopAsked = true;
         await this.#gateway.call('stop', ['interrupted']).catch(() => undefined);
@@ -270,4 +270,23 @@ export class ClusterClient {
   async close(): Promise<void> {
     await closeRedis(this.#redis);
   }
+}
+
+/**
+ * The merged report of a completed run, or — when no member posted one (every part failed) — one line naming the
+ * run's end and each member's reason, with the resume that continues it.
+ */
+function completedReport(runId: string, text: string, cluster: string): ClusterRunReport {
+  const body = JSON.parse(text) as Partial<ClusterRunReport> & { missing?: Record<string, string> };
+  if (body.produced) return body as ClusterRunReport;
+  const why = Object.entries(body.missing ?? {})
+    .map(([node, reason]) => `${node}: ${reason}`)
+    .join('; ');
+  throw new CrawlerError(
+    'CLUSTER',
+    `run ${runId} ended (${body.ending?.reason ?? 'unknown'}) without a report from any member${why ? ` — ${why}` : ''}`,
+    {
+      fix: `correct the cause, then continue it: greenfinger resume --cluster ${cluster} --id ${body.catalogId ?? '<catalog id>'}`,
+    },
+  );
 }

@@ -68,7 +68,7 @@ export async function supervise(ctx: SupervisorContext): Promise<void> {
   const info = await currentRun(ctx.redis, ctx.keys);
   if (!info) return;
   const run = ctx.keys.run(info.runId);
-  const [members, liveInfo, ending, left] = await Promise.all([
+  const [members, liveInfo, announcedEnding, left] = await Promise.all([
     ctx.redis.smembers(run.members),
     ctx.membership.live(),
     ctx.redis.get(run.ending),
@@ -96,6 +96,7 @@ export async function supervise(ctx: SupervisorContext): Promise<void> {
     }
   }
   for (const key of run.replicated) await trimFrames(ctx.redis, key, liveMembers).catch(() => undefined);
+  const ending = announcedEnding ?? (await endWithoutMembers(ctx, info.runId, { members, live, liveMembers, left }));
   if (!ending) {
     const saved = [...byNode(await ctx.redis.hgetall(run.progress)).values()].reduce((sum, row) => {
       const p = parseObject(row.p ?? '');
@@ -137,6 +138,50 @@ export async function supervise(ctx: SupervisorContext): Promise<void> {
   await complete(ctx, info, ending, posted);
 }
 
+/** How long a run must have no member left in it before it ends (a heartbeat can lapse for a moment). */
+const NO_MEMBERS_MS = 5000;
+/** Since when each run has had no live member that has not left it. */
+const memberless = new Map<string, number>();
+
+/**
+ * A run that nobody can work on any more — every member died or left it (each one's part failed, say its database
+ * refused the pages), and every live node that never joined has already posted that it could not — would wait for
+ * ever: after {@link NO_MEMBERS_MS} it ends as `error`, unpublished, what its streams hold kept for
+ * `resume --cluster`. The ending, when this pass set it.
+ */
+async function endWithoutMembers(
+  ctx: SupervisorContext,
+  runId: string,
+  who: {
+    members: readonly string[];
+    live: ReadonlySet<string>;
+    liveMembers: readonly string[];
+    left: ReadonlySet<string>;
+  },
+): Promise<string | undefined> {
+  const run = ctx.keys.run(runId);
+  const working = async () => {
+    if (who.liveMembers.length > 0) return true;
+    const posted = new Set(await ctx.redis.hkeys(run.reports));
+    // A live node that has not joined yet, nor said it could not, may still join (a run has just started).
+    return [...who.live].some((n) => !who.members.includes(n) && !posted.has(n) && !who.left.has(n));
+  };
+  if (await working()) {
+    memberless.delete(runId);
+    return undefined;
+  }
+  const since = memberless.get(runId) ?? Date.now();
+  memberless.set(runId, since);
+  if (Date.now() - since < NO_MEMBERS_MS) return undefined;
+  memberless.delete(runId);
+  if ((await ctx.redis.set(run.ending, 'error', 'NX')) !== 'OK') return (await ctx.redis.get(run.ending)) ?? undefined;
+  ctx.log.error(
+    { runId, members: who.members, left: [...who.left] },
+    'nobody is left to work on the run (its members died, left it or could not join); it ends unpublished, its queue kept for resume --cluster',
+  );
+  return 'error';
+}
+
 /** When each run's keys were last given their expiry (a scan of the run's keys, so at most once a minute). */
 const refreshed = new Map<string, number>();
 
@@ -170,7 +215,17 @@ async function complete(ctx: SupervisorContext, info: RunInfo, ending: string, p
     }
     await writeMerged(ctx, info, merged);
   }
-  const body = JSON.stringify(merged ?? { runId: info.runId, ending: { reason: ending }, missing: parts });
+  // No member posted a report (every part failed): what the run was and why each part ended, for the caller.
+  const body = JSON.stringify(
+    merged ?? {
+      runId: info.runId,
+      catalogId: info.catalog.id,
+      catalog: info.catalog.name,
+      version: info.version,
+      ending: { reason: ending, published: false },
+      missing: Object.fromEntries(Object.entries(parts).map(([n, p]) => [n, p.error ?? 'no report'])),
+    },
+  );
   // Kept for a resume before the run reads as completed: a caller that sees it completed can resume it at once.
   const stopped = state.streamed > 0 ? await resumeRecord(ctx, info, ending, state.streamed) : undefined;
   if (stopped) await keepForResume(ctx.redis, ctx.keys, stopped, merged ?? undefined);

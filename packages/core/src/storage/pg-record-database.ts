@@ -20,6 +20,7 @@ import {
   RESOURCE_TABLES,
   rowFromDb,
   rowToDb,
+  sortedByKey,
   type TableSpec,
   updateSet,
   VERSIONED_TABLES,
@@ -53,6 +54,9 @@ const ARRAY_TYPE: Record<ColumnKind, string> = {
   bool: 'bool[]',
 };
 const CONFIG_CODES = new Set(['28P01', '28000', '3D000', '42501']);
+/** deadlock_detected and serialization_failure: the transaction lost a race and may simply run again. */
+const RETRY_CODES = new Set(['40P01', '40001']);
+const TRANSACTION_TRIES = 5;
 
 /** The connection string with its password hidden, for messages. */
 export function redactUrl(url: string): string {
@@ -166,7 +170,24 @@ export class PgRecordDatabase implements RecordDatabase {
     }
   }
 
+  /**
+   * Run `fn` in one transaction. A deadlock or serialization failure (two members upserting overlapping rows at
+   * once) rolls back and runs `fn` again, up to {@link TRANSACTION_TRIES} times with a short random pause, before it
+   * is reported; `fn` must therefore only write (it is rebuilt from its arguments each time).
+   */
   private async transaction<T>(operation: string, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.transactionOnce(operation, fn);
+      } catch (err) {
+        const cause = err instanceof CrawlerError ? err.cause : err;
+        if (attempt >= TRANSACTION_TRIES || !RETRY_CODES.has(pgCode(cause))) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40 * attempt));
+      }
+    }
+  }
+
+  private async transactionOnce<T>(operation: string, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -188,7 +209,8 @@ export class PgRecordDatabase implements RecordDatabase {
 
   private async saveAll<R>(spec: TableSpec<R>, rows: readonly R[]): Promise<void> {
     if (rows.length === 0) return;
-    const unique = lastPerKey(spec, rows);
+    // In key order: members upserting overlapping rows then lock them in one order and cannot deadlock.
+    const unique = sortedByKey(spec, lastPerKey(spec, rows));
     const casts = spec.columns.map((c, i) => `$${i + 1}::${ARRAY_TYPE[c.kind]}`).join(', ');
     const sql =
       `INSERT INTO "${spec.table}" (${columnList(spec)}) SELECT * FROM unnest(${casts}) ` +

@@ -29,7 +29,8 @@ export function pgUrlLedger(access: PgAccess): UrlLedgerStore {
   return {
     record: async (rows: LedgerRow[]) => {
       if (rows.length === 0) return;
-      const unique = collapseLedgerRows(rows);
+      // Sorted by id: members recording overlapping urls lock the rows in one order and never deadlock.
+      const unique = collapseLedgerRows(rows).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       await access.transaction('record crawler_url', async (client) => {
         for (let start = 0; start < unique.length; start += CHUNK) {
           const columns: unknown[][] = URL_LEDGER.columns.map(() => []);

@@ -226,6 +226,20 @@ export function lastPerKey<Row>(spec: TableSpec<Row>, rows: readonly Row[]): Row
   return [...byKey.values()];
 }
 
+/**
+ * The rows in the order of their conflict key (compared as strings): writers that upsert overlapping batches in
+ * one order take their row locks in one order, so two of them wait for each other instead of deadlocking.
+ */
+export function sortedByKey<Row>(spec: TableSpec<Row>, rows: Row[]): Row[] {
+  if (rows.length < 2) return rows;
+  const keys = spec.conflict.map((name) => spec.columns.find((c) => c.column === name)?.key as keyof Row);
+  const keyOf = (row: Row) => keys.map((k) => String(row[k])).join('\u0000');
+  return rows
+    .map((row) => [keyOf(row), row] as const)
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .map(([, row]) => row);
+}
+
 /** `"col" = excluded."col"` for every column outside the conflict key. */
 export function updateSet<Row>(spec: TableSpec<Row>): string {
   return spec.columns
