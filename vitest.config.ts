@@ -48,10 +48,9 @@ const clusterAlone = (readdirSync(clusterTests, { recursive: true }) as string[]
  */
 const alone = [
   ...clusterAlone,
-  'e2e/page-journey.test.ts',
   'e2e/render-sigint.test.ts',
   'e2e/shell-prompt.test.ts',
-  'e2e/bad-input.test.ts',
+  'e2e/bad-input-deadlines.test.ts',
   'e2e/resume-after-kill.test.ts',
   'packages/core/test/integration/browser-*.test.ts',
   'packages/core/test/integration/adaptive-rendering.test.ts',
