@@ -4,6 +4,8 @@
 //   vectors             python with vectors on vs off
 //   frontier            LevelFrontier / LevelUrlFilter at 100k and 1M urls
 //   search              SearchService over real crawls + generated pages           (--pages N, --queries N, --data DIR, --corpora a,b, --recall-queries N)
+//   search-quality      hit@3 and MRR@10 per mode (words, meaning, hybrid) of bench/queries/python-docs.json
+//                       over a crawl of the python docs with the bundled model   (--data DIR to reuse, --misses)
 //   embed               time to search: python quick start per embedding variant   (--variants baseline,early, --recall-queries N)
 //   extractor           handbook with --extractor http vs adaptive (the default) vs adaptive detecting every page
 //   cluster             one cluster member vs three, side by side, handbook behind --latency 50 (GF_REDIS_URL;
@@ -26,8 +28,20 @@ import { frontierBench } from './frontier-bench.mjs';
 import { onnxUseLiteBench } from './onnx-use-lite.mjs';
 import { renderBench } from './render.mjs';
 import { searchBench } from './search.mjs';
+import { searchQualityBench } from './search-quality.mjs';
 
-const NAMES = ['handbook', 'python', 'latency', 'vectors', 'frontier', 'search', 'embed', 'extractor', 'api-load'];
+const NAMES = [
+  'handbook',
+  'python',
+  'latency',
+  'vectors',
+  'frontier',
+  'search',
+  'search-quality',
+  'embed',
+  'extractor',
+  'api-load',
+];
 
 function parseArgs(argv) {
   const names = [];
@@ -113,6 +127,8 @@ for (const name of wanted) {
       data: opts.data,
       keep: opts.keep === 'true',
     });
+  } else if (name === 'search-quality') {
+    result = await searchQualityBench({ data: opts.data, misses: opts.misses === 'true' });
   } else if (name === 'frontier') {
     result = await frontierBench();
   } else {

@@ -85,7 +85,7 @@ describe('greenfinger CLI over the python documentation', () => {
   });
 
   it('finds library/json.html in the top 3 for "json dumps", and answers by meaning', () => {
-    const words = search('json dumps');
+    const words = search('json dumps', '--mode', 'words');
     expect(words.results.slice(0, 3).map((h) => new URL(h.url).pathname)).toContain('/library/json.html');
     expect(words.results[0]?.highlights[0]).toMatch(/<em>/);
     expect(words.total).toBeGreaterThan(3);

@@ -68,7 +68,7 @@ describe('crawling a folder from the command line', () => {
     expect(report.ending.published).toBe(true);
 
     const found = (q: string) => {
-      const s = cli(['search', q, '--json', '--data', data]);
+      const s = cli(['search', q, '--mode', 'words', '--json', '--data', data]);
       expect(s.status, s.stderr).toBe(0);
       return (JSON.parse(s.stdout) as { results: Array<{ url: string }> }).results.map((h) => h.url);
     };

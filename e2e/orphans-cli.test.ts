@@ -114,7 +114,7 @@ describe('--orphans at the command line', () => {
     const shown = await cli(['catalog', 'show', '--name', 'allotment', '--json', '--data', data]);
     expect(shown.status, shown.stderr).toBe(0);
     expect(JSON.parse(shown.stdout).settings.orphans).toBe('delete');
-    const before = await cli(['search', 'rhubarb crowns', '--json', '--data', data]);
+    const before = await cli(['search', 'rhubarb crowns', '--mode', 'words', '--json', '--data', data]);
     expect(JSON.parse(before.stdout).results.map((h: { url: string }) => new URL(h.url).pathname)).toEqual(['/b.html']);
 
     site.linksB = false;
@@ -123,7 +123,7 @@ describe('--orphans at the command line', () => {
     expect(merged.status, merged.stderr).toBe(0);
     expect(merged.stdout).toContain('orphans (delete): 1 found, 1 deleted\n');
     expect(merged.stdout).toMatch(/^Published: catalog "allotment" version 0/);
-    const after = await cli(['search', 'rhubarb crowns', '--json', '--data', data]);
+    const after = await cli(['search', 'rhubarb crowns', '--mode', 'words', '--json', '--data', data]);
     expect(after.status, after.stderr).toBe(0);
     expect(JSON.parse(after.stdout).results).toEqual([]);
     const why = await cli(['why', `${site.origin}/b.html`, '--data', data]);

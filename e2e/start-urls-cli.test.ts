@@ -57,7 +57,7 @@ describe('several start urls on the command line', () => {
     expect(report.produced.saved).toBe(2);
     expect(report.startUrl).toBe(`${site.origin}/guide.html`);
     expect(site.count('/')).toBe(0);
-    const search = await cli(['search', FLOW_WORDS.sitemapOnly, '--json', '--data', data]);
+    const search = await cli(['search', FLOW_WORDS.sitemapOnly, '--mode', 'words', '--json', '--data', data]);
     expect(search.status, search.stderr).toBe(0);
     expect((JSON.parse(search.stdout) as { results: Array<{ url: string }> }).results.map((h) => h.url)).toEqual([
       `${site.origin}/sitemap-only.html`,

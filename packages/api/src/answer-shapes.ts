@@ -193,7 +193,7 @@ export const ANSWER_SHAPES: Record<string, Schema> = {
   }),
   SearchPage: obj(
     {
-      mode: str,
+      mode: doc('The mode that answered: hybrid, words or meaning.', str),
       results: list(ref('SearchHit')),
       total: num,
       pageSize: int,
@@ -203,8 +203,9 @@ export const ANSWER_SHAPES: Record<string, Schema> = {
         'Meaning search over vectors still being written: it answered from the pages embedded so far.',
         embeddingNotice,
       ),
+      note: doc('Why an answer is empty or narrower than asked when the reason is not the query (no vectors).', str),
     },
-    ['embedding'],
+    ['embedding', 'note'],
   ),
   UrlRow: obj({
     urlId: str,

@@ -57,7 +57,7 @@ describe('folder urls over HTTP', () => {
       job = (await f.call({ method: 'GET', url: `/v2/status/${jobId}`, as: 'support' })).json().data;
     }
     expect(job.report?.produced.saved).toBe(1);
-    const hits = await f.call({ method: 'GET', url: '/v2/search?q=secret', as: 'support' });
+    const hits = await f.call({ method: 'GET', url: '/v2/search?q=secret&mode=words', as: 'support' });
     expect(hits.json().data.results.map((h: { url: string }) => h.url)).toEqual([`${folder}secret.html`]);
   });
 });

@@ -115,6 +115,7 @@ export {
   type ReplaySlice,
   type ReplaySliceReport,
   type RunStatus,
+  SEARCH_MODES,
   type SearchHit,
   type SearchMode,
   type SearchRequest,

@@ -260,6 +260,7 @@ export interface SearchHit {
 }
 
 export interface SearchPage {
+  /** The mode that answered: hybrid, words or meaning. */
   mode: string;
   results: SearchHit[];
   total: number;
@@ -273,6 +274,8 @@ export interface SearchPage {
     complete: number;
     catalogs: string[];
   };
+  /** Why an answer is empty or narrower than asked when the reason is not the query (no vectors). */
+  note?: string;
 }
 
 export interface SignedIn {
@@ -412,7 +415,7 @@ export interface ApiAnswers {
   'GET /v2/node': NodeView;
   /** One saved page: its row, its pictures, and where its files are served */
   'GET /v2/resource/{id}': ResourceView;
-  /** Search by words (default) or meaning; a blank q lists what was kept */
+  /** Search by words, meaning or both (hybrid, the default with vectors); a blank q lists what was kept */
   'GET /v2/search': SearchPage;
   /** Search by meaning (the same as mode=meaning) */
   'GET /v2/search/semantic': SearchPage;

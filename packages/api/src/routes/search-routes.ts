@@ -1,4 +1,4 @@
-import type { SearchMode } from '@greenfinger/core';
+import { SEARCH_MODES, type SearchMode } from '@greenfinger/core';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { ok } from '../envelope.js';
@@ -10,6 +10,7 @@ interface SearchQuery {
   size: number;
   cursor?: string;
   offset?: number;
+  preferDetailPages?: boolean;
 }
 
 const querystring = {
@@ -17,7 +18,11 @@ const querystring = {
   additionalProperties: false,
   properties: {
     q: { type: 'string', maxLength: 1000, description: 'blank lists what was kept' },
-    mode: { type: 'string', enum: ['words', 'meaning'], default: 'words' },
+    mode: {
+      type: 'string',
+      enum: [...SEARCH_MODES],
+      description: 'absent: hybrid when the catalogs searched have text vectors, else words; the answer says which',
+    },
     catalog: {
       type: 'string',
       maxLength: 4000,
@@ -25,13 +30,24 @@ const querystring = {
     },
     size: { type: 'integer', minimum: 1, maximum: 1000, default: 10 },
     cursor: { type: 'string', maxLength: 2000, description: 'the nextCursor of the previous page' },
-    offset: { type: 'integer', minimum: 0, maximum: 1000, description: 'meaning: results to skip (instead of cursor)' },
+    offset: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 1000,
+      description: 'meaning and hybrid: results to skip (instead of cursor)',
+    },
+    preferDetailPages: {
+      type: 'boolean',
+      default: true,
+      description:
+        'rank articles above listings (by the link density of the extracted text); false ranks by match alone',
+    },
   },
 } as const;
 
 /** Search in every mode the search service offers, in one envelope, with cursor or offset paging. */
 export function searchRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  const run = async (query: SearchQuery, mode: SearchMode) => {
+  const run = async (query: SearchQuery, mode: SearchMode | 'auto') => {
     const r = await ctx.search({
       q: query.q ?? '',
       mode,
@@ -43,6 +59,7 @@ export function searchRoutes(app: FastifyInstance, ctx: ApiContext): void {
         : undefined,
       size: query.size,
       cursor: query.cursor ?? (query.offset !== undefined ? String(query.offset) : undefined),
+      preferDetailPages: query.preferDetailPages,
     });
     return ok({
       mode: r.mode,
@@ -59,12 +76,12 @@ export function searchRoutes(app: FastifyInstance, ctx: ApiContext): void {
     '/v2/search',
     {
       schema: {
-        summary: 'Search by words (default) or meaning; a blank q lists what was kept',
+        summary: 'Search by words, meaning or both (hybrid, the default with vectors); a blank q lists what was kept',
         tags: ['search'],
         querystring,
       },
     },
-    async (req) => run(req.query, req.query.mode ?? 'words'),
+    async (req) => run(req.query, req.query.mode ?? 'auto'),
   );
   app.get<{ Querystring: SearchQuery }>(
     '/v2/search/semantic',

@@ -1,18 +1,30 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ComponentFactory } from '../compose/component-factory.js';
 import { CrawlerError } from '../errors.js';
 import { meaningVersionOf, type PublishedCatalog } from '../index/catalog-registry.js';
-import { VectorSearcher } from '../vector/vector-searcher.js';
+import type { WordsHit } from '../index/search-index.js';
+import { MAX_MEANING_OFFSET, type MeaningHit, VectorSearcher } from '../vector/vector-searcher.js';
+import { fuseRanks, fusionDepth } from './hybrid-search.js';
 
-export type SearchMode = 'words' | 'meaning';
+/** words: the full-text index; meaning: the text vectors; hybrid: both, fused by rank (hybrid-search.ts). */
+export type SearchMode = 'words' | 'meaning' | 'hybrid';
+
+/** Every search mode, in the order front ends offer them. */
+export const SEARCH_MODES: readonly SearchMode[] = ['hybrid', 'words', 'meaning'];
 
 export interface SearchRequest {
   q: string;
-  mode?: SearchMode | undefined;
+  /**
+   * `auto` (what the CLI, the prompt, the API and the page ask for when no mode is given): hybrid when a catalog
+   * searched has text vectors, else words; the answer says which. @default 'words'
+   */
+  mode?: SearchMode | 'auto' | undefined;
   /** Catalog ids or names; all published catalogs when empty. */
   catalogs?: string[] | undefined;
   /** @default 10 */
   size?: number | undefined;
-  /** words: the previous page's nextCursor; meaning: the offset as a string. */
+  /** words: the previous page's nextCursor; meaning and hybrid: the offset as a string. */
   cursor?: string | undefined;
   /** Rank detail pages above listings. @default true */
   preferDetailPages?: boolean | undefined;
@@ -43,6 +55,7 @@ export interface EmbeddingNotice {
 }
 
 export interface SearchResponse {
+  /** The mode that answered: the one asked for, or the default; words when hybrid found no vectors to read. */
   mode: SearchMode;
   results: SearchHit[];
   total: number;
@@ -60,8 +73,32 @@ export interface SearchResponse {
  */
 export class SearchService {
   readonly #gf: ComponentFactory;
+  /** `catalogId:version` pairs known to hold text vectors (a version never loses them while it is served). */
+  readonly #withVectors = new Set<string>();
   constructor(gf: ComponentFactory) {
     this.#gf = gf;
+  }
+
+  /**
+   * The mode a search without one answers in: hybrid when any of these catalogs has text vectors for the version
+   * meaning search reads, else words. A data root that never wrote vectors is told apart without loading a model.
+   */
+  async defaultMode(published: Array<PublishedCatalog & { version: number }>): Promise<SearchMode> {
+    const keys = published.map((c) => `${c.catalogId}:${meaningVersionOf(c)}`);
+    if (keys.some((k) => this.#withVectors.has(k))) return 'hybrid';
+    if (!existsSync(join(this.#gf.layout.user, 'vector'))) return 'words';
+    try {
+      const store = await this.#gf.vectors();
+      for (const [i, c] of published.entries()) {
+        if ((await store.countVersion(c.catalogId, meaningVersionOf(c))) > 0) {
+          this.#withVectors.add(keys[i] as string);
+          return 'hybrid';
+        }
+      }
+    } catch {
+      // No embedding model or vector store to open: words answer.
+    }
+    return 'words';
   }
 
   /** Published catalogs search may read, narrowed to the ones named. */
@@ -137,7 +174,6 @@ export class SearchService {
 
   async search(req: SearchRequest): Promise<SearchResponse> {
     const started = performance.now();
-    const mode = req.mode ?? 'words';
     const size = req.size ?? 10;
     if (!Number.isInteger(size) || size < 1 || size > 1000) {
       throw new CrawlerError('BAD_INPUT', `--size ${size} is out of range`, {
@@ -150,55 +186,148 @@ export class SearchService {
         fix: 'a crawl publishes its version when it ends normally: greenfinger crawl --url <site>',
       });
     }
-    const scopes = published.map((c) => ({ catalogId: c.catalogId, version: c.version }));
-    const names = new Map(published.map((c) => [c.catalogId, c.name]));
-    if (req.q.trim() === '') return this.#kept(published, size, req.cursor, started, mode);
-    if (mode === 'words') {
-      const r = await this.#gf
-        .index()
-        .search({ q: req.q, scopes, size, cursor: req.cursor, preferDetailPages: req.preferDetailPages });
-      return {
-        mode,
-        results: r.results.map((h) => hit(h, h.id, h.highlights, names)),
-        total: r.total,
-        nextCursor: r.nextCursor,
-        elapsedMs: Math.round(performance.now() - started),
-      };
-    }
-    const offset = req.cursor ? Number.parseInt(req.cursor, 10) : 0;
-    if (!Number.isInteger(offset) || offset < 0) {
-      throw new CrawlerError('BAD_INPUT', `cursor "${req.cursor}" is not an offset`, {
-        fix: 'pass the nextCursor of the previous meaning search',
-      });
-    }
-    // Meaning reads the version the registry names for it: while a rebuilt version's vectors are being written, the
-    // previous complete one; else the served one, with the vectors written so far.
-    const meaningScopes = published.map((c) => ({ catalogId: c.catalogId, version: meaningVersionOf(c) }));
-    const searcher = new VectorSearcher({ store: await this.#gf.vectors(), embedder: await this.#gf.embedding() });
-    const r = await searcher.search({
+    const asked = req.mode ?? 'words';
+    if (req.q.trim() === '')
+      return this.#kept(published, size, req.cursor, started, asked === 'auto' ? 'words' : asked);
+    const mode = asked === 'auto' ? await this.defaultMode(published) : asked;
+    const answer =
+      mode === 'words'
+        ? await this.#words(req, published, size)
+        : mode === 'meaning'
+          ? await this.#meaning(req, published, size)
+          : await this.#hybrid(req, published, size);
+    return { ...answer, elapsedMs: Math.round(performance.now() - started) };
+  }
+
+  async #words(
+    req: SearchRequest,
+    published: Array<PublishedCatalog & { version: number }>,
+    size: number,
+  ): Promise<Omit<SearchResponse, 'elapsedMs'>> {
+    const r = await this.#gf.index().search({
       q: req.q,
-      scopes: meaningScopes,
+      scopes: published.map((c) => ({ catalogId: c.catalogId, version: c.version })),
       size,
-      offset,
+      cursor: req.cursor,
       preferDetailPages: req.preferDetailPages,
     });
-    const notice = embeddingNotice(published);
-    const note =
-      r.found === 0
-        ? `no text vectors to search in ${published.map((c) => `"${c.name}"`).join(', ')}: meaning search needs the vector output — add "vector" to the catalog's outputs, then replay --layers=vector`
-        : undefined;
+    const names = namesOf(published);
     return {
-      mode,
-      results: r.results.map((h) => hit(h, h.resourceId, [excerpt(h.chunk)], names)),
+      mode: 'words',
+      results: r.results.map((h) => hit(h, h.id, h.highlights, names)),
+      total: r.total,
+      nextCursor: r.nextCursor,
+    };
+  }
+
+  /**
+   * Meaning reads the version the registry names for it: while a rebuilt version's vectors are being written, the
+   * previous complete one; else the served one, with the vectors written so far.
+   */
+  async #meaningHits(
+    req: SearchRequest,
+    published: Array<PublishedCatalog & { version: number }>,
+    size: number,
+    offset: number,
+  ) {
+    const meaningScopes = published.map((c) => ({ catalogId: c.catalogId, version: meaningVersionOf(c) }));
+    const searcher = new VectorSearcher({ store: await this.#gf.vectors(), embedder: await this.#gf.embedding() });
+    return searcher.search({ q: req.q, scopes: meaningScopes, size, offset, preferDetailPages: req.preferDetailPages });
+  }
+
+  async #meaning(
+    req: SearchRequest,
+    published: Array<PublishedCatalog & { version: number }>,
+    size: number,
+  ): Promise<Omit<SearchResponse, 'elapsedMs'>> {
+    const offset = offsetOf(req.cursor, 'meaning');
+    const r = await this.#meaningHits(req, published, size, offset);
+    const notice = embeddingNotice(published);
+    const note = r.found === 0 ? noVectorsNote(published) : undefined;
+    return {
+      mode: 'meaning',
+      results: r.results.map((h) => hit(h, h.resourceId, [excerpt(h.chunk)], namesOf(published))),
       // A vector search has no total: while more exist it counts the pages returned up to here (nextCursor says
       // more exist); on the last page, the pages found in all — never the offset asked for when nothing is there.
       total: r.nextOffset !== null ? offset + r.results.length : Math.min(r.found, offset + r.results.length),
       ...(note ? { note } : {}),
       nextCursor: r.nextOffset === null ? null : String(r.nextOffset),
-      elapsedMs: Math.round(performance.now() - started),
       ...(notice ? { embedding: notice } : {}),
     };
   }
+
+  /**
+   * Words and meaning, each read `fusionDepth` deep from the top, fused by reciprocal rank, one result per page,
+   * paged by offset. The highlights are the words passages when words found the page, else its best chunk. Without
+   * any vector in the catalogs searched the answer is the words one, and says so (`mode: words` and a note).
+   */
+  async #hybrid(
+    req: SearchRequest,
+    published: Array<PublishedCatalog & { version: number }>,
+    size: number,
+  ): Promise<Omit<SearchResponse, 'elapsedMs'>> {
+    const offset = offsetOf(req.cursor, 'hybrid');
+    const depth = fusionDepth(offset, size);
+    const [meaning, words] = await Promise.all([
+      this.#meaningHits(req, published, depth, 0),
+      this.#gf.index().search({
+        q: req.q,
+        scopes: published.map((c) => ({ catalogId: c.catalogId, version: c.version })),
+        size: depth,
+        preferDetailPages: req.preferDetailPages,
+      }),
+    ]);
+    if (meaning.found === 0 && offset === 0) {
+      const r = await this.#words({ ...req, cursor: undefined }, published, size);
+      return { ...r, note: `${noVectorsNote(published)}; this answer is words alone` };
+    }
+    const fused = fuseRanks<WordsHit, MeaningHit>(words.results, meaning.results, {
+      words: (h) => h.id,
+      meaning: (h) => h.resourceId,
+    });
+    const names = namesOf(published);
+    const results = fused.slice(offset, offset + size).map((f) => {
+      const highlights = f.words?.highlights.length ? f.words.highlights : f.meaning ? [excerpt(f.meaning.chunk)] : [];
+      const from = (f.words ?? f.meaning) as WordsHit | MeaningHit;
+      return { ...hit(from, f.id, highlights, names), score: f.score };
+    });
+    const more = fused.length > offset + size && offset + size <= MAX_MEANING_OFFSET;
+    const notice = embeddingNotice(published);
+    return {
+      mode: 'hybrid',
+      results,
+      // Pages holding the words, or more when meaning found pages words did not: a lower bound, as for meaning.
+      total: Math.max(words.total, more ? offset + results.length : Math.min(fused.length, offset + results.length)),
+      nextCursor: more ? String(offset + size) : null,
+      ...(notice ? { embedding: notice } : {}),
+    };
+  }
+}
+
+/** The published catalogs' names by id. */
+function namesOf(published: PublishedCatalog[]): Map<string, string> {
+  return new Map(published.map((c) => [c.catalogId, c.name]));
+}
+
+/** Why a meaning search of these catalogs found nothing to read. */
+function noVectorsNote(published: PublishedCatalog[]): string {
+  return `no text vectors to search in ${published.map((c) => `"${c.name}"`).join(', ')}: meaning search needs the vector output — add "vector" to the catalog's outputs, then replay --layers=vector`;
+}
+
+/** The offset a meaning or hybrid cursor carries. */
+function offsetOf(cursor: string | undefined, mode: SearchMode): number {
+  const offset = cursor ? Number(cursor) : 0;
+  if (!Number.isInteger(offset) || offset < 0) {
+    throw new CrawlerError('BAD_INPUT', `cursor "${cursor}" is not an offset`, {
+      fix: `pass the nextCursor of the previous ${mode} search`,
+    });
+  }
+  if (offset > MAX_MEANING_OFFSET) {
+    throw new CrawlerError('BAD_INPUT', `offset ${offset} is deeper than ${mode} search goes (${MAX_MEANING_OFFSET})`, {
+      fix: 'narrow the query or the catalogs instead of paging further',
+    });
+  }
+  return offset;
 }
 
 /** The catalogs meaning search reads whose vectors are still being written, summed; undefined when none. */

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CrawlerError, envDataStore } from '@greenfinger/core';
+import { CrawlerError, envDataStore, SEARCH_MODES, type SearchMode } from '@greenfinger/core';
 import { intArg, listArg } from '../args.js';
 import { type CommandSpec, defineCommand } from '../command-spec.js';
 import { formatResults } from '../format.js';
@@ -8,7 +8,8 @@ import { EXIT } from '../io.js';
 import { dataOption, jsonOption, verboseOption } from './options.js';
 
 interface SearchOptions {
-  mode: 'words' | 'meaning';
+  mode?: SearchMode;
+  preferDetailPages?: boolean;
   catalog?: string[];
   size?: number;
   cursor?: string;
@@ -19,11 +20,20 @@ interface SearchOptions {
 export const SEARCH_COMMAND = defineCommand<SearchOptions>({
   cli: 'search',
   prompt: 'search',
-  summary: 'Search published catalogs by words (full text) or by meaning (text vectors). Never reads the database.',
+  summary:
+    'Search published catalogs by words (full text), meaning (text vectors) or both (hybrid). Never reads the database.',
   args: [{ name: '<query>', description: 'what to look for' }],
   promptArgs: [{ name: '[query...]', description: 'what to look for (no quotes needed); blank lists what was kept' }],
   options: [
-    { flags: '--mode <mode>', description: 'words or meaning', choices: ['words', 'meaning'], default: 'words' },
+    {
+      flags: '--mode <mode>',
+      description: 'hybrid, words or meaning (default: hybrid when the catalogs have text vectors, else words)',
+      choices: SEARCH_MODES,
+    },
+    {
+      flags: '--no-prefer-detail-pages',
+      description: 'rank by match alone (default: articles above listings, by link density)',
+    },
     {
       flags: '--catalog <idOrName>',
       description: 'only these catalogs (repeatable, comma list; default all published)',
@@ -32,12 +42,14 @@ export const SEARCH_COMMAND = defineCommand<SearchOptions>({
     { flags: '--size <n>', description: 'results per page (1-1000, default 10)', parse: intArg('--size', 1) },
     { flags: '--cursor <cursor>', description: 'the nextCursor of the previous page' },
     dataOption(),
-    jsonOption('print exactly one JSON document: {results, total, nextCursor}'),
+    jsonOption('print exactly one JSON document: {mode, results, total, nextCursor}'),
     verboseOption(),
   ],
   examples: [
     'greenfinger search "json dumps"',
+    'greenfinger search "make a deep copy of an object including nested ones" --mode hybrid',
     'greenfinger search "how do I read a file line by line" --mode meaning --size 5 --json',
+    'greenfinger search "ferry timetable" --no-prefer-detail-pages',
   ],
   promptExamples: [
     'search json dumps',
@@ -49,10 +61,11 @@ export const SEARCH_COMMAND = defineCommand<SearchOptions>({
     const gf = await ctx.gf();
     const r = await gf.search.search({
       q: args.join(' '),
-      mode: opts.mode,
+      mode: opts.mode ?? 'auto',
       catalogs: opts.catalog,
       size: opts.size ?? 10,
       cursor: opts.cursor,
+      preferDetailPages: opts.preferDetailPages,
     });
     if (opts.json) {
       const results = r.results.map((h) => ({
@@ -64,7 +77,9 @@ export const SEARCH_COMMAND = defineCommand<SearchOptions>({
         score: h.score,
         highlights: h.highlights,
       }));
-      ctx.io.out(`${JSON.stringify({ results, total: r.total, nextCursor: r.nextCursor })}\n`);
+      ctx.io.out(
+        `${JSON.stringify({ mode: r.mode, results, total: r.total, nextCursor: r.nextCursor, ...(r.note ? { note: r.note } : {}) })}\n`,
+      );
     } else {
       ctx.io.out(formatResults(r));
     }

@@ -4,8 +4,11 @@ import type { Catalog, ResourceView, SearchHit, SearchPage } from '../api-types.
 import { Highlight } from '../highlight';
 import { Empty, ErrorLine, go, href, Loading, message, ScreenTitle } from '../ui';
 
-type Mode = 'words' | 'meaning' | 'pictures';
+/** '' = the API's default: hybrid when the catalogs searched have text vectors, else words. */
+type Mode = '' | 'hybrid' | 'words' | 'meaning' | 'pictures';
 const MODES: Array<[Mode, string]> = [
+  ['', 'Best (default)'],
+  ['hybrid', 'Hybrid'],
   ['words', 'Words'],
   ['meaning', 'Meaning'],
   ['pictures', 'Pictures'],
@@ -42,11 +45,15 @@ async function picturesOf(hits: SearchHit[], signal: AbortSignal): Promise<Pictu
   return out;
 }
 
-/** One box, three modes (words, meaning, the pictures of the pages found), a catalog filter, cursor paging. */
+/**
+ * One box, the modes (the default, hybrid, words, meaning, the pictures of the pages found), a catalog filter, the
+ * detail-pages toggle (`detail=off` in the address), cursor paging. The status line says which mode answered.
+ */
 export function Search({ query }: { query: URLSearchParams }) {
   const q = query.get('q') ?? '';
-  const mode = (query.get('mode') as Mode | null) ?? 'words';
+  const mode = (query.get('mode') as Mode | null) ?? '';
   const catalog = query.get('catalog') ?? '';
+  const detail = query.get('detail') === 'off' ? 'off' : '';
   const cursor = query.get('cursor') ?? '';
   const [text, setText] = useState(q);
   const [catalogs, setCatalogs] = useState<Catalog[]>([]);
@@ -71,10 +78,11 @@ export function Search({ query }: { query: URLSearchParams }) {
       `/v2/search` +
       qs({
         q,
-        mode: mode === 'meaning' ? 'meaning' : 'words',
+        mode: mode === 'pictures' ? 'words' : mode,
         catalog,
         size: mode === 'pictures' ? 20 : 10,
         cursor,
+        preferDetailPages: detail === 'off' ? false : undefined,
       });
     get<SearchPage>(path, ac.signal)
       .then(async (p) => {
@@ -89,7 +97,7 @@ export function Search({ query }: { query: URLSearchParams }) {
       })
       .finally(() => !ac.signal.aborted && setBusy(false));
     return () => ac.abort();
-  }, [q, mode, catalog, cursor, asked]);
+  }, [q, mode, catalog, detail, cursor, asked]);
 
   useEffect(
     () => () => {
@@ -99,14 +107,15 @@ export function Search({ query }: { query: URLSearchParams }) {
   );
 
   // A choice made before the address caught up with the last one (a mode, then at once a catalog) keeps both.
-  const chosenNow = useRef<{ mode: Mode; catalog: string }>({ mode, catalog });
+  const chosenNow = useRef<{ mode: Mode; catalog: string; detail: string }>({ mode, catalog, detail });
   useEffect(() => {
-    chosenNow.current = { mode, catalog };
-  }, [mode, catalog]);
-  const run = (next: { mode?: Mode; catalog?: string }) => {
+    chosenNow.current = { mode, catalog, detail };
+  }, [mode, catalog, detail]);
+  const run = (next: { mode?: Mode; catalog?: string; detail?: string }) => {
     const wanted = {
       mode: next.mode ?? chosenNow.current.mode,
       catalog: next.catalog ?? chosenNow.current.catalog,
+      detail: next.detail ?? chosenNow.current.detail,
     };
     chosenNow.current = wanted;
     go('search', { q: text, ...wanted });
@@ -148,7 +157,13 @@ export function Search({ query }: { query: URLSearchParams }) {
             <legend>Mode</legend>
             {MODES.map(([m, label]) => (
               <label key={m} class="check">
-                <input type="radio" name="mode" value={m} checked={mode === m} onChange={() => run({ mode: m })} />{' '}
+                <input
+                  type="radio"
+                  name="mode"
+                  value={m || 'default'}
+                  checked={mode === m}
+                  onChange={() => run({ mode: m })}
+                />{' '}
                 {label}
               </label>
             ))}
@@ -164,13 +179,26 @@ export function Search({ query }: { query: URLSearchParams }) {
               ))}
             </select>
           </div>
+          <label class="check">
+            <input
+              type="checkbox"
+              name="detail"
+              checked={detail !== 'off'}
+              onChange={(e) => run({ detail: e.currentTarget.checked ? '' : 'off' })}
+            />{' '}
+            Articles above listings
+          </label>
         </div>
         <p id="search-help" class="muted">
-          {mode === 'words'
-            ? 'Words: pages holding these words, best first, with the passages that match. A blank box lists what was kept.'
-            : mode === 'meaning'
-              ? 'Meaning: pages about the same thing, even in other words (catalogs with the vector output only).'
-              : 'Pictures: there is no picture search in the API; these are the pictures kept with the pages a words search finds, each linked to its page.'}
+          {mode === ''
+            ? 'Best: hybrid (words and meaning fused) when the catalogs have text vectors, else words. A blank box lists what was kept.'
+            : mode === 'hybrid'
+              ? 'Hybrid: pages holding the words and pages about the same thing, fused by rank, one result per page.'
+              : mode === 'words'
+                ? 'Words: pages holding these words, best first, with the passages that match. A blank box lists what was kept.'
+                : mode === 'meaning'
+                  ? 'Meaning: pages about the same thing, even in other words (catalogs with the vector output only).'
+                  : 'Pictures: there is no picture search in the API; these are the pictures kept with the pages a words search finds, each linked to its page.'}
         </p>
       </form>
 
@@ -195,7 +223,8 @@ export function Search({ query }: { query: URLSearchParams }) {
       {page && !busy ? (
         <>
           <p class="muted" role="status">
-            {page.total} {page.total === 1 ? 'result' : 'results'} in {page.elapsedMillis} ms
+            {page.total} {page.total === 1 ? 'result' : 'results'} by {page.mode} in {page.elapsedMillis} ms
+            {page.note ? ` · ${page.note}` : ''}
             {page.embedding
               ? page.embedding.embedded < page.embedding.pages
                 ? ` · embedding: ${page.embedding.embedded} of ${page.embedding.pages} pages — meaning search answered from those so far`
@@ -257,9 +286,9 @@ export function Search({ query }: { query: URLSearchParams }) {
             )
           ) : null}
           <nav class="pager" aria-label="Result pages">
-            {cursor ? <a href={href('search', { q, mode, catalog })}>First page</a> : null}
+            {cursor ? <a href={href('search', { q, mode, catalog, detail })}>First page</a> : null}
             {page.nextCursor ? (
-              <a href={href('search', { q, mode, catalog, cursor: page.nextCursor })}>Next page</a>
+              <a href={href('search', { q, mode, catalog, detail, cursor: page.nextCursor })}>Next page</a>
             ) : null}
           </nav>
         </>
