@@ -6,7 +6,9 @@ import { CONTROL_COMMANDS } from './commands/control.js';
 import { CRAWL_COMMANDS } from './commands/crawl.js';
 import { DELETE_COMMAND } from './commands/delete.js';
 import { INFO_COMMANDS } from './commands/info.js';
+import { MCP_COMMAND } from './commands/mcp.js';
 import { MODELS_COMMANDS, MODELS_GROUP } from './commands/models.js';
+import { PAGE_COMMAND } from './commands/page.js';
 import { REPLAY_COMMAND } from './commands/replay.js';
 import { SEARCH_COMMAND } from './commands/search.js';
 import { SERVE_COMMAND } from './commands/serve.js';
@@ -30,9 +32,11 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...CATALOG_COMMANDS,
   ...CONTROL_COMMANDS,
   WHY_COMMAND,
+  PAGE_COMMAND,
   ...USER_COMMANDS,
   ...MODELS_COMMANDS,
   SERVE_COMMAND,
+  MCP_COMMAND,
   NODE_COMMAND,
   TEST_URL_COMMAND,
   SHELL_COMMAND,

@@ -1,10 +1,13 @@
 import { keys } from '../layout.js';
+import type { Catalog } from '../model.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { CrawledPage, OutputChannel } from './output-channel.js';
+import { markdownPath, pageMarkdown } from './page-markdown.js';
 
 /**
- * The file layer, always on: the page html, the article text, and each picture once per version.
- * Keys are `assets/{catalogId}/v{n}/pages/ab/cd/{resourceId}.html|.txt` and `…/images/ab/cd/{imageId}.{ext}`.
+ * The file layer, always on: the page html, the article text, the article as Markdown with its front matter, and
+ * each picture once per version. Keys are `assets/{catalogId}/v{n}/pages/ab/cd/{resourceId}.html|.txt|.md` and
+ * `…/images/ab/cd/{imageId}.{ext}`.
  */
 export class FileOutputChannel implements OutputChannel {
   readonly layer = 'file' as const;
@@ -17,7 +20,10 @@ export class FileOutputChannel implements OutputChannel {
 
   async write(page: CrawledPage): Promise<void> {
     const { resource } = page;
-    const writes: Array<Promise<void>> = [this.#blobs.put(resource.textPath, page.text)];
+    const writes: Array<Promise<void>> = [
+      this.#blobs.put(resource.textPath, page.text),
+      this.#blobs.put(markdownPath(resource.textPath), pageMarkdownOf(page)),
+    ];
     if (page.html !== undefined) writes.push(this.#blobs.put(resource.htmlPath, page.html));
     for (const image of page.images) {
       if (image.bytes) writes.push(this.#blobs.put(image.row.path, image.bytes));
@@ -39,4 +45,18 @@ export class FileOutputChannel implements OutputChannel {
   }
 
   async close(): Promise<void> {}
+}
+
+/** The Markdown file of a page: its converted article, or its text (a document, a replay without the html). */
+export function pageMarkdownOf(
+  page: Pick<CrawledPage, 'version' | 'resource' | 'text' | 'markdown'> & { catalog: Pick<Catalog, 'id' | 'name'> },
+): string {
+  const converted = page.markdown !== undefined && page.markdown.trim().length > 0;
+  return pageMarkdown({
+    catalog: page.catalog,
+    version: page.version,
+    resource: page.resource,
+    body: converted ? (page.markdown as string) : page.text,
+    source: converted ? 'html' : 'text',
+  });
 }

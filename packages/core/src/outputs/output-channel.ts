@@ -17,6 +17,8 @@ export interface CrawledPage {
   html?: Buffer | string | undefined;
   /** The article text the file layer writes; the index and the vectors are built from it. */
   text: string;
+  /** The article as Markdown, without front matter; absent for a document (its text is its Markdown). */
+  markdown?: string | undefined;
   images: PageImage[];
 }
 

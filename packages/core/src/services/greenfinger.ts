@@ -20,6 +20,7 @@ import { CrawlService } from './crawl-service.js';
 import { JobService } from './job-service.js';
 import { LedgerService } from './ledger-service.js';
 import { MetricsService } from './metrics-service.js';
+import { PageService } from './page-service.js';
 import { ReplayService } from './replay-service.js';
 import { SearchService } from './search-service.js';
 import { TestUrlService } from './test-url-service.js';
@@ -53,6 +54,8 @@ export class Greenfinger {
   readonly replay: ReplayService;
   /** Every url's fate per version: why, lists by state, delete one url's page. */
   readonly ledger: LedgerService;
+  /** Saved pages as a reader gets them: a page's Markdown by id or url. */
+  readonly pages: PageService;
   /** People who may sign in to the REST API. */
   readonly users: UserService;
   /** Runs in the background of a long-lived process (a server, the prompt), each with a job id. */
@@ -73,6 +76,7 @@ export class Greenfinger {
     this.versions = new VersionService(this.factory, catalogs);
     this.replay = new ReplayService(this.factory, catalogs);
     this.ledger = new LedgerService(this.factory, catalogs, () => this.crawler.running());
+    this.pages = new PageService(this.factory, catalogs, this.ledger);
     this.users = new UserService(this.factory);
     this.jobs = new JobService({
       factory: this.factory,

@@ -7,7 +7,10 @@ import type { Extractor } from '../fetch/extractor.js';
 import { isMarkupType } from '../fetch/http-extractor.js';
 import { sha256Hex } from '../ids.js';
 import type { Catalog, ImageRow, ResourceRow } from '../model.js';
+import { pageMarkdownOf } from '../outputs/file-output-channel.js';
+import { markdownPath } from '../outputs/page-markdown.js';
 import type { RecordDatabase } from '../storage/record-store.js';
+import { markdownFromFiles } from './page-service.js';
 import {
   emptyCounts,
   type FileReplayCounts,
@@ -42,11 +45,21 @@ interface MissingPage {
 /**
  * The file layer of one slice: refetch the pages and pictures whose files are missing, from the urls their rows
  * record; the rest is left untouched. A page whose content changed is rewritten with its row; a picture whose bytes
- * changed is not (its id is its content hash).
+ * changed is not (its id is its content hash). A page whose Markdown alone is missing (crawled before there was
+ * one) gets it from its stored html and text, without a request.
  */
 export async function replayFiles(w: FileReplayWork): Promise<FileLayer> {
   const layer: FileLayer = { pages: emptyCounts(), images: emptyCounts(), failures: [] };
-  const { missing, held } = await checkPages(w, layer.pages);
+  const { missing, held, markdown } = await checkPages(w, layer.pages);
+  for (const row of markdown) {
+    try {
+      await rebuildMarkdown(w, row);
+      layer.pages.written++;
+    } catch (err) {
+      layer.pages.unreachable++;
+      if (layer.failures.length < MAX_FAILURES_LISTED) layer.failures.push({ url: row.url, reason: errorMessage(err) });
+    }
+  }
   const missingImages = await checkImages(w, held, layer.images);
   if (missing.length === 0 && missingImages.length === 0) return layer;
   await refetch(w, layer, missing, missingImages);
@@ -58,28 +71,39 @@ export async function replayFiles(w: FileReplayWork): Promise<FileLayer> {
 async function checkPages(
   w: FileReplayWork,
   pages: FileReplayCounts,
-): Promise<{ missing: MissingPage[]; held: string[] }> {
+): Promise<{ missing: MissingPage[]; held: string[]; markdown: ResourceRow[] }> {
   const { gf, work } = w;
   const missing: MissingPage[] = [];
+  const markdown: ResourceRow[] = [];
   const held: string[] = [];
   let seen = 0;
   for await (const rows of w.rows(500)) {
     for (const row of rows) {
       seen++;
-      const [html, text] = await Promise.all([gf.blobs.exists(row.htmlPath), gf.blobs.exists(row.textPath)]);
+      const [html, text, md] = await Promise.all([
+        gf.blobs.exists(row.htmlPath),
+        gf.blobs.exists(row.textPath),
+        gf.blobs.exists(markdownPath(row.textPath)),
+      ]);
       if (!html && !text && work.missing === 'absent') {
         work.absent.add(row.id);
         continue;
       }
       pages.checked++;
       held.push(row.id);
-      if (html && text) pages.intact++;
+      if (html && text && md) pages.intact++;
+      else if (html && text) markdown.push(row);
       else missing.push({ row, html: !html, text: !text });
     }
     w.onProgress?.({ layer: 'file', done: seen, total: w.total });
   }
   work.out.pages = Math.max(work.out.pages, seen);
-  return { missing, held };
+  return { missing, held, markdown };
+}
+
+/** A page's Markdown written again from its stored html (a page) or text (a document). */
+async function rebuildMarkdown({ gf, catalog, version }: FileReplayWork, row: ResourceRow): Promise<void> {
+  await gf.blobs.put(markdownPath(row.textPath), await markdownFromFiles(gf.blobs, catalog, version, row));
 }
 
 /** Which pictures have their file missing: those of the pages held here (a slice), or of the whole version. */
@@ -159,7 +183,7 @@ async function refetch(
   try {
     await eachLimited(missing, threads, async (page) => {
       try {
-        await refetchPage(w.gf, db, r, page, layer.pages, fail);
+        await refetchPage(w, db, r, page, layer.pages, fail);
       } catch (err) {
         layer.pages.unreachable++;
         fail(page.row.url, errorMessage(err));
@@ -183,13 +207,14 @@ async function refetch(
 
 /** One page: fetched and read again; the same text writes the missing files, other text rewrites the page and row. */
 async function refetchPage(
-  gf: ComponentFactory,
+  w: FileReplayWork,
   db: RecordDatabase,
   r: Refetcher,
   { row, html, text }: MissingPage,
   pages: FileReplayCounts,
   fail: (url: string, reason: string) => void,
 ): Promise<void> {
+  const { gf } = w;
   const document = r.documents.deps.documentKind?.(row.contentType, row.url);
   const cap = r.documents.deps.documentMaxBytes;
   const result = await r.polite(row.url, () => r.page.fetch(row.url, document ? { document: () => cap } : {}));
@@ -205,29 +230,41 @@ async function refetchPage(
       ? await r.documents.deps.parseDocument(result.body, row.url, result.contentType)
       : await r.extract(result.text ?? '', row.url, result.contentType);
   const contentHash = sha256Hex(content.text);
+  const markdownOf = (resource: ResourceRow) =>
+    gf.blobs.put(
+      markdownPath(row.textPath),
+      pageMarkdownOf({
+        catalog: w.catalog,
+        version: w.version,
+        resource,
+        text: content.text,
+        markdown: content.markdown,
+      }),
+    );
   if (contentHash === row.contentHash) {
     if (html) await gf.blobs.put(row.htmlPath, result.body);
     if (text) await gf.blobs.put(row.textPath, content.text);
+    await markdownOf(row);
     pages.written++;
     return;
   }
   await gf.blobs.put(row.htmlPath, result.body);
   await gf.blobs.put(row.textPath, content.text);
-  await db.resources.saveResources([
-    {
-      ...row,
-      title: content.title || row.url,
-      contentType: result.contentType,
-      charset: result.charset,
-      contentHash,
-      etag: result.etag,
-      lastModified: result.lastModified,
-      htmlBytes: result.body.length,
-      textChars: content.text.length,
-      linkDensity: content.linkDensity,
-      fetchedAt: new Date().toISOString(),
-    },
-  ]);
+  const changed: ResourceRow = {
+    ...row,
+    title: content.title || row.url,
+    contentType: result.contentType,
+    charset: result.charset,
+    contentHash,
+    etag: result.etag,
+    lastModified: result.lastModified,
+    htmlBytes: result.body.length,
+    textChars: content.text.length,
+    linkDensity: content.linkDensity,
+    fetchedAt: new Date().toISOString(),
+  };
+  await markdownOf(changed);
+  await db.resources.saveResources([changed]);
   pages.changed++;
 }
 

@@ -27,6 +27,7 @@ export const output: Stage = {
         resource,
         html: result.body,
         text: page.content.text,
+        markdown: page.content.markdown,
         images,
       }),
     );
