@@ -233,7 +233,7 @@ export const ANSWER_SHAPES: Record<string, Schema> = {
       id: str,
       title: str,
       url: str,
-      files: obj({ html: str, text: str }),
+      files: obj({ html: str, text: str, markdown: str }),
       images: list(ref('ResourceImage')),
     },
     [],

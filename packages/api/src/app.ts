@@ -18,6 +18,7 @@ import { catalogRoutes } from './routes/catalog-routes.js';
 import { type ClusterView, clusterRoutes } from './routes/cluster-routes.js';
 import { crawlRoutes } from './routes/crawl-routes.js';
 import { jobRoutes } from './routes/job-routes.js';
+import { mcpRoutes } from './routes/mcp-routes.js';
 import { resourceRoutes } from './routes/resource-routes.js';
 import { searchRoutes } from './routes/search-routes.js';
 import { systemRoutes } from './routes/system-routes.js';
@@ -139,6 +140,7 @@ export async function buildApp(gf: Greenfinger, options: ApiOptions = {}): Promi
   searchRoutes(app, ctx);
   resourceRoutes(app, ctx);
   jobRoutes(app, ctx);
+  mcpRoutes(app, ctx);
   clusterRoutes(app, ctx, options.cluster);
   if (options.web ?? gf.settings.apiWeb) await registerWeb(app, options.webRoot);
   return app;

@@ -190,6 +190,7 @@ export interface ResourceView {
   files: {
     html: string;
     text: string;
+    markdown: string;
   };
   images: ResourceImage[];
   [key: string]: unknown;

@@ -99,7 +99,11 @@ export function resourceRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const images = await records.imagesOfResource(r.id);
       return ok({
         ...r,
-        files: { html: `/v2/resource/${r.id}/html`, text: `/v2/resource/${r.id}/text` },
+        files: {
+          html: `/v2/resource/${r.id}/html`,
+          text: `/v2/resource/${r.id}/text`,
+          markdown: `/v2/resource/${r.id}/markdown`,
+        },
         images: images.map((i) => ({ ...i, file: `/v2/resource/${r.id}/image/${i.id}` })),
       });
     },
@@ -124,6 +128,38 @@ export function resourceRoutes(app: FastifyInstance, ctx: ApiContext): void {
       },
     );
   }
+
+  app.get<{ Params: { id: string }; Querystring: { download?: boolean } }>(
+    '/v2/resource/:id/markdown',
+    {
+      schema: {
+        summary:
+          'A page as Markdown, by its id: front matter (title, url, catalog, version, fetched), then the article',
+        tags,
+        params: idParams,
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { download: { type: 'boolean', description: 'sent as an attachment named after the page' } },
+        },
+      },
+    },
+    async (req, reply) => {
+      const r = await (await gf.database()).resources.getResource(req.params.id);
+      if (!r) return reply.status(404).send(notFound(req.params.id));
+      const page = await gf.pages.markdown({ id: r.id });
+      const bytes = Buffer.from(page.markdown, 'utf8');
+      const sent = fileHeaders(reply, 'text/markdown; charset=utf-8', bytes.length).header(
+        'x-markdown-source',
+        page.source,
+      );
+      if (req.query.download) {
+        const name = downloadName(r.url).replace(/\.[a-z0-9]+$/i, '') || 'page';
+        sent.header('content-disposition', `attachment; filename="${name}.md"`);
+      }
+      return sent.send(bytes);
+    },
+  );
 
   app.get<{ Params: { id: string; imageId: string } }>(
     '/v2/resource/:id/image/:imageId',
