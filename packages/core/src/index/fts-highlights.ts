@@ -43,10 +43,24 @@ export interface PageHit {
   score: number;
 }
 
-/** The page's hits with their fields and highlights, computed per hit on a scratch table. */
-export function hitsOf(page: readonly PageHit[], match: string, snippetTokens: number): WordsHit[] {
+/**
+ * The page's hits with their fields and highlights, computed per hit on a scratch table; only the first
+ * `highlightFirst` hits get highlights (the others an empty list).
+ */
+export function hitsOf(
+  page: readonly PageHit[],
+  match: string,
+  snippetTokens: number,
+  highlightFirst = Number.POSITIVE_INFINITY,
+): WordsHit[] {
   const byCatalog = new Map<CatalogIndex, number[]>();
-  for (const c of page) {
+  const highlighted = new Map<CatalogIndex, number[]>();
+  for (const [i, c] of page.entries()) {
+    if (i < highlightFirst) {
+      const list = highlighted.get(c.target.catalog) ?? [];
+      list.push(c.rowid);
+      highlighted.set(c.target.catalog, list);
+    }
     const list = byCatalog.get(c.target.catalog) ?? [];
     list.push(c.rowid);
     byCatalog.set(c.target.catalog, list);
@@ -57,7 +71,8 @@ export function hitsOf(page: readonly PageHit[], match: string, snippetTokens: n
     const rows = catalog.stmts.details.all(JSON.stringify(rowids)) as DetailRow[];
     details.set(catalog, new Map(rows.map((r) => [r.rowid, r])));
     const highlights = new Map<number, string[]>();
-    for (const s of catalog.scratch.snippets(rowids, match, OPEN, CLOSE, snippetTokens)) {
+    const wanted = highlighted.get(catalog) ?? [];
+    for (const s of wanted.length ? catalog.scratch.snippets(wanted, match, OPEN, CLOSE, snippetTokens) : []) {
       const list: string[] = [];
       for (const text of [s.s_text, s.s_title, s.s_image]) {
         const h = toHighlight(text ?? '');

@@ -172,7 +172,9 @@ export function searchCatalogs(
     // A phrase is ranked exactly, and each statement over it evaluates it in full (positions of every
     // document with all its words): one statement counts and ranks.
     const ranked = new Map<Target, Row[]>();
+    const anyFirst = query.match === 'any' && fts.any !== null;
     let totals = targets.map((t) => {
+      if (anyFirst) return 0;
       if (t.stored) return t.stored.df;
       if (!t.view.terms.some((x) => x.length !== 1)) return count(t, args);
       const { total, rows } = countAndRank(s, t, args);
@@ -203,7 +205,7 @@ export function searchCatalogs(
     });
     candidates.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const page = candidates.slice(0, size);
-    const results = hitsOf(page, match, s.snippetTokens);
+    const results = hitsOf(page, match, s.snippetTokens, query.highlightFirst);
     const last = page.at(-1);
     const more = candidates.length > size && last !== undefined;
     return {

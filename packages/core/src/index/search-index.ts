@@ -28,6 +28,13 @@ export interface WordsQuery {
   cursor?: string | undefined;
   /** Rank detail pages above listings by link density. @default true */
   preferDetailPages?: boolean | undefined;
+  /**
+   * `all`: pages holding every word, else (none does) pages holding any; `any`: pages holding any word, ranked by
+   * bm25 over the words they hold (what hybrid search reads for a question of several words). @default 'all'
+   */
+  match?: 'all' | 'any' | undefined;
+  /** Only the first this many hits get highlights, the others none (hybrid reads deeper than it shows). */
+  highlightFirst?: number | undefined;
 }
 
 export interface WordsHit {

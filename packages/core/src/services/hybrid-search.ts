@@ -7,16 +7,20 @@
 
 /** How two ranked lists are fused. */
 export interface FusionOptions {
-  /** The rank constant: larger flattens the difference between the first ranks. @default 60 */
+  /** The rank constant: larger flattens the difference between the first ranks. @default 10 */
   k?: number | undefined;
   /** Weight of the words list. @default 1 */
   words?: number | undefined;
-  /** Weight of the meaning list. @default 1 */
+  /** Weight of the meaning list. @default 0.5 */
   meaning?: number | undefined;
 }
 
-/** The fusion Greenfinger answers with, tuned on the python-docs query set (`npm run bench -- search-quality`). */
-export const HYBRID_FUSION: Readonly<Required<FusionOptions>> = Object.freeze({ k: 60, words: 1, meaning: 1 });
+/**
+ * The fusion Greenfinger answers with, tuned on the python-docs query set (`npm run bench -- search-quality`, the
+ * bundled USE-lite model): words lead (the model finds the right page in its top 3 for a third of the questions),
+ * meaning weighs half and breaks ties, and a small k lets a first place count (docs/search.md has the grid).
+ */
+export const HYBRID_FUSION: Readonly<Required<FusionOptions>> = Object.freeze({ k: 10, words: 1, meaning: 0.5 });
 
 /** One page of a fused list: the page's id, its fused score and the hit each mode gave (when it gave one). */
 export interface Fused<W, M> {

@@ -258,7 +258,8 @@ export class SearchService {
 
   /**
    * Words and meaning, each read `fusionDepth` deep from the top, fused by reciprocal rank, one result per page,
-   * paged by offset. The highlights are the words passages when words found the page, else its best chunk. Without
+   * paged by offset. The words list holds the pages with any of the words, by bm25: a question put in other words
+   * than the page's rarely has all of them on the right page, and often all of them on the longest pages. The highlights are the words passages when words found the page, else its best chunk. Without
    * any vector in the catalogs searched the answer is the words one, and says so (`mode: words` and a note).
    */
   async #hybrid(
@@ -275,6 +276,9 @@ export class SearchService {
         scopes: published.map((c) => ({ catalogId: c.catalogId, version: c.version })),
         size: depth,
         preferDetailPages: req.preferDetailPages,
+        match: 'any',
+        // A words hit ranked below offset + size shows only when meaning lifted it, with the meaning passage.
+        highlightFirst: offset + size,
       }),
     ]);
     if (meaning.found === 0 && offset === 0) {

@@ -154,6 +154,21 @@ export function describeSearchIndexContract(
       expect((plain.results[0] as WordsHit).score).toBeCloseTo((plain.results[1] as WordsHit).score, 10);
     });
 
+    it("match 'any' ranks the pages holding any word even when one holds all; highlightFirst limits highlights", async () => {
+      await index.upsert([
+        doc({ id: 'all-words', text: 'shallow copy and deep copy of compound objects, nested ones included' }),
+        doc({ id: 'one-word', title: 'copy operations', text: 'the copy module' }),
+        doc({ id: 'no-word', text: 'ferry timetable' }),
+      ]);
+      const all = await index.search(q({ q: 'nested copy' }));
+      expect(all.results.map((h) => h.id)).toEqual(['all-words']);
+      const any = await index.search(q({ q: 'nested copy', match: 'any' }));
+      expect(any.results.map((h) => h.id).sort()).toEqual(['all-words', 'one-word']);
+      expect(any.total).toBe(2);
+      const first = await index.search(q({ q: 'nested copy', match: 'any', highlightFirst: 1 }));
+      expect(first.results.map((h) => h.highlights.length > 0)).toEqual([true, false]);
+    });
+
     it('highlights matches with <em> and escapes the rest of the passage', async () => {
       await index.upsert([
         doc({ title: 'Otters & rivers', text: 'Notes: <b>otters</b> play "here" & there, said the ranger.' }),
