@@ -5,9 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUsers, startServe } from '../../../e2e/support/serve-process.js';
 import { type Corpus, startCorpus } from '../../core/test/support/corpus.js';
 import { createTempDir, type TempDir } from '../../core/test/support/tmp.js';
-import { addUsers, startServe } from '../../../e2e/support/serve-process.js';
 
 const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 const PASSWORD = 'a long enough password';
@@ -115,7 +115,9 @@ describe('/mcp and the Markdown of a page on greenfinger serve', () => {
       expect(found.isError).toBeFalsy();
       const crawl = await client.callTool({ name: 'crawl', arguments: { url: `${corpus.url}/` } });
       expect(crawl.isError).toBe(true);
-      expect((crawl.content as Array<{ text: string }>)[0]?.text).toMatch(/support role, which may read but not change/);
+      expect((crawl.content as Array<{ text: string }>)[0]?.text).toMatch(
+        /support role, which may read but not change/,
+      );
       const merge = await client.callTool({ name: 'merge', arguments: { catalog: 'python' } });
       expect(merge.isError).toBe(true);
     } finally {
