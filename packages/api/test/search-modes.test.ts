@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FixtureSite, startFixtureSite } from '../../core/test/support/fixture-site.js';
+import { type ApiFixture, openApiFixture } from './support/api-fixture.js';
+
+interface Hit {
+  id: string;
+  url: string;
+  score: number;
+  highlights: string[];
+}
+interface Page {
+  mode: string;
+  results: Hit[];
+  total: number;
+  nextCursor: string | null;
+  note?: string;
+}
+
+/** Poll a job until it ends (bounded). */
+async function ended(f: ApiFixture, jobId: string, timeoutMs = 90_000) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const job = (await f.call({ method: 'GET', url: `/v2/status/${jobId}`, as: 'support' })).json().data;
+    if (job.endedAt) return job;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`job ${jobId} did not end in ${timeoutMs} ms`);
+}
+
+/**
+ * The search modes over the API, on one crawl of the fixture site into two catalogs: `garden` with every output
+ * (text vectors by the bundled model) and `words-only`, one page without vectors.
+ */
+describe('GET /v2/search: hybrid by default with vectors, words without; detail pages first, switchable', () => {
+  let site: FixtureSite;
+  let f: ApiFixture;
+  const search = async (query: string): Promise<Page> => {
+    const r = await f.call({ method: 'GET', url: `/v2/search?${query}`, as: 'support' });
+    expect(r.statusCode, r.body.slice(0, 300)).toBe(200);
+    return r.json().data as Page;
+  };
+  const path = (h: Hit) => new URL(h.url).pathname;
+
+  beforeAll(async () => {
+    site = await startFixtureSite();
+    f = await openApiFixture();
+    // words-only keeps one page: the catalog's url is the article itself.
+    for (const [name, url, outputs] of [
+      ['garden', `${site.origin}/`, ['file', 'index', 'vector']],
+      ['words-only', `${site.origin}/article-3.html`, ['file', 'index']],
+    ] as const) {
+      const created = await f.call({
+        method: 'POST',
+        url: '/v2/catalog',
+        as: 'admin',
+        payload: { name, url, settings: { intervalMs: 0, outputs } },
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      const started = await f.call({ method: 'POST', url: `/v2/crawl/${name}`, as: 'admin' });
+      expect(started.statusCode, started.body).toBe(202);
+      expect((await ended(f, started.json().data.jobId)).state).toBe('done');
+    }
+  }, 180_000);
+  afterAll(async () => {
+    await f?.close();
+    await site?.close();
+  });
+
+  it('answers hybrid when no mode is asked and the catalog has vectors, one result per page, and says so', async () => {
+    const hybrid = await search('q=compost%20heap&catalog=garden');
+    expect(hybrid.mode).toBe('hybrid');
+    const ids = hybrid.results.map((h) => h.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(hybrid.results.slice(0, 3).map(path)).toContain('/article-3.html');
+    expect(hybrid.results[0]?.highlights[0]).toMatch(/<em>/);
+    // Meaning adds pages that hold none of the words: hybrid answers at least what words does.
+    const words = await search('q=compost%20heap&catalog=garden&mode=words');
+    expect(words.mode).toBe('words');
+    expect(hybrid.results.length).toBeGreaterThanOrEqual(words.results.length);
+    expect(hybrid.total).toBeGreaterThanOrEqual(words.total);
+  });
+
+  it('pages hybrid by offset without repeating a page', async () => {
+    const first = await search('q=watering%20the%20garden&catalog=garden&mode=hybrid&size=3');
+    expect(first.results).toHaveLength(3);
+    expect(first.nextCursor).toBe('3');
+    const second = await search(`q=watering%20the%20garden&catalog=garden&mode=hybrid&size=3&cursor=3`);
+    const seen = new Set(first.results.map((h) => h.id));
+    expect(second.results.length).toBeGreaterThan(0);
+    expect(second.results.some((h) => seen.has(h.id))).toBe(false);
+  });
+
+  it('answers words for a catalog without vectors, and says why when hybrid is asked for', async () => {
+    const auto = await search('q=compost%20heap&catalog=words-only');
+    expect(auto.mode).toBe('words');
+    const asked = await search('q=compost%20heap&catalog=words-only&mode=hybrid');
+    expect(asked.mode).toBe('words');
+    expect(asked.note).toMatch(/no text vectors.*words alone/);
+    expect(asked.results.map((h) => h.id)).toEqual(auto.results.map((h) => h.id));
+  });
+
+  it('ranks the article above the listing unless preferDetailPages=false', async () => {
+    const ratio = (p: Page) => {
+      const article = p.results.find((h) => path(h) === '/article-3.html');
+      const listing = p.results.find((h) => path(h) === '/articles.html');
+      expect(article && listing, JSON.stringify(p.results.map(path))).toBeTruthy();
+      return (article as Hit).score / (listing as Hit).score;
+    };
+    const q = 'q=compost%20heap&catalog=garden&mode=words';
+    const preferred = ratio(await search(q));
+    const plain = ratio(await search(`${q}&preferDetailPages=false`));
+    expect(preferred).toBeGreaterThan(plain * 1.5);
+    const hybrid = await search('q=compost%20heap&catalog=garden&preferDetailPages=false');
+    expect(hybrid.mode).toBe('hybrid');
+  });
+
+  it('refuses a bad mode, preferDetailPages or offset with one 400 naming the field', async () => {
+    for (const [query, field] of [
+      ['q=x&mode=pictures', /mode/],
+      ['q=x&preferDetailPages=maybe', /preferDetailPages/],
+      ['q=x&mode=hybrid&cursor=1001', /offset 1001|cursor/],
+      ['q=x&mode=hybrid&cursor=two', /cursor/],
+    ] as const) {
+      const r = await f.call({ method: 'GET', url: `/v2/search?${query}&catalog=garden`, as: 'support' });
+      expect(r.statusCode, `${query}: ${r.body}`).toBe(400);
+      expect(r.json().message, query).toMatch(field);
+    }
+  });
+});
