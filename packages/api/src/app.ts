@@ -73,7 +73,12 @@ export async function buildApp(gf: Greenfinger, options: ApiOptions = {}): Promi
     gf,
     auth,
     startedAt: Date.now(),
-    search: (req) => (pool && req.mode !== 'meaning' ? pool.search(req) : gf.search.search(req)),
+    // Words on the search threads; meaning and hybrid here, where the model (on a thread of its own) is loaded once.
+    search: async (req) => {
+      if (!pool) return gf.search.search(req);
+      const mode = await gf.search.modeFor(req);
+      return mode === 'words' ? pool.search({ ...req, mode }) : gf.search.search({ ...req, mode });
+    },
   };
 
   installErrorEnvelope(app);

@@ -7,7 +7,7 @@ export interface ApiContext {
   auth: Auth;
   /** When this server started (ms since the epoch). */
   startedAt: number;
-  /** Run a search: by words (and a blank query) on the search threads, by meaning in this thread. */
+  /** Run a search: by words (and a blank query) on the search threads, by meaning and hybrid in this thread. */
   search(req: SearchRequest): Promise<SearchResponse>;
 }
 

@@ -80,6 +80,17 @@ export class SearchService {
   }
 
   /**
+   * The mode a request answers in (`auto` resolved; a blank query lists what was kept, as words), without searching:
+   * lets a front end send words searches to threads of their own and keep the ones that embed a query by the model.
+   */
+  async modeFor(req: Pick<SearchRequest, 'q' | 'mode' | 'catalogs'>): Promise<SearchMode> {
+    const asked = req.mode ?? 'words';
+    if (asked !== 'auto') return asked;
+    if (req.q.trim() === '') return 'words';
+    return this.defaultMode(await this.scopes(req.catalogs));
+  }
+
+  /**
    * The mode a search without one answers in: hybrid when any of these catalogs has text vectors for the version
    * meaning search reads, else words. A data root that never wrote vectors is told apart without loading a model.
    */
