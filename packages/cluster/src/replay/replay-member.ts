@@ -19,6 +19,12 @@ import {
 const POLL_MS = 300;
 /** A part that never hears the end (its asker died) closes after this long without a slice. */
 const IDLE_PART_MS = 10 * 60_000;
+/**
+ * How long the asker's heartbeat must stay missing before this part takes it for dead. A heartbeat lapses for a
+ * moment when the asker's process is starved for more than its 3 s lifetime (it writes it again on waking); a part that
+ * stopped at the first miss left the asker gathering answers that never came.
+ */
+const ASKER_GONE_MS = 10_000;
 
 export interface ReplayMemberOptions {
   name: string;
@@ -161,14 +167,20 @@ export class ReplayMember {
       await redis.hset(rk.ready, name, JSON.stringify({ ok: true }));
       log.info({ catalog: info.catalog, version: info.version, layers: info.layers }, 'taking part in the replay');
       let lastSlice = Date.now();
+      let askerMissingSince: number | undefined;
       while (!this.#stopped && Date.now() - lastSlice < IDLE_PART_MS) {
         if (await redis.exists(rk.end)) {
           ending = 'end';
           break;
         }
-        // The asker gone (it died: nobody gathers any more) or the replay cleared: this part is over.
+        // The replay cleared, or its asker gone for good (it died: nobody gathers any more): this part is over.
         const current = decodeReplayInfo(await redis.get(currentReplayKey(this.#o.keys)));
-        if (current?.replayId !== info.replayId || !(await redis.exists(this.#o.keys.member(info.from)))) {
+        if (current?.replayId !== info.replayId) {
+          ending = 'gone';
+          break;
+        }
+        if (await redis.exists(this.#o.keys.member(info.from))) askerMissingSince = undefined;
+        else if (Date.now() - (askerMissingSince ??= Date.now()) >= ASKER_GONE_MS) {
           ending = 'gone';
           break;
         }

@@ -121,6 +121,37 @@ describe('replay --cluster of the index and vector layers, in-process members', 
     }
   }, 180_000);
 
+  // A starved asker (its event loop stalled past the heartbeat's 3 s) lets its heartbeat lapse until it writes it
+  // again. The parts took that for its death and stopped, and the asker gathered for ever (seen on a loaded machine).
+  it('the asker’s heartbeat missing for two seconds: every part goes on and the replay completes', async () => {
+    const client = await ClusterClient.open({ cluster: cluster.name, redisUrl: testRedisUrl, log });
+    let lapse: Promise<void> | undefined;
+    try {
+      const r = await client.replay(
+        { id: catalogId, layers: ['index'], slicePages: 1 },
+        {
+          intervalMs: 50,
+          onStarted: (started) => {
+            // Deleted again every 50 ms for 2 s, as if the asker could not renew it.
+            lapse = (async () => {
+              const until = Date.now() + 2000;
+              while (Date.now() < until) {
+                await cluster.redis.del(cluster.keys.member(started.from));
+                await new Promise((resolve) => setTimeout(resolve, 50));
+              }
+            })();
+          },
+        },
+      );
+      expect(r.missing, JSON.stringify(r.missing)).toBeUndefined();
+      expect(r.layers.index).toEqual({ written: fixtureFacts.savedCount, failed: 0 });
+      expect(Object.values(r.byNode).reduce((a, n) => a + n.pages, 0)).toBe(fixtureFacts.savedCount);
+    } finally {
+      await lapse;
+      await client.close();
+    }
+  }, 60_000);
+
   it('the CLI: replay --cluster prints the summary with a line per member; a version not stored is one line', async () => {
     const { code, stdout, stderr } = await cli([
       'replay',
