@@ -71,6 +71,14 @@ interface LaterPage {
 const stripped = (page: CrawledPage): CrawledPage => ({ ...page, text: '', html: undefined, images: [] });
 
 /**
+ * What is embedded for a chunk: the chunk, after the page's title when it is not the first chunk (which starts with
+ * it). A page's title says what it is about better than its twelfth chunk does, so every chunk carries it; the
+ * payload keeps the chunk alone, for the passage a result shows.
+ */
+const embeddedText = (c: PendingChunk): string =>
+  c.index === 0 || !c.state.page.resource.title ? c.text : `${c.state.page.resource.title}\n\n${c.text}`;
+
+/**
  * The vector layer: pages are chunked, chunks embedded in batches (the client runs off the event loop) and upserted
  * with a payload that carries the page. By default the first chunk of every page goes before the other chunks of
  * any page (see {@link EmbeddingOrder}). A page is reported durable once all of its chunks are through, so a crash
@@ -271,7 +279,7 @@ export class VectorOutputChannel implements OutputChannel {
     const started = performance.now();
     let ok = false;
     try {
-      const vectors = await this.#client.embedDocuments(batch.map((c) => c.text));
+      const vectors = await this.#client.embedDocuments(batch.map(embeddedText));
       // Abandoned while the model worked: nothing is stored, the pages stay owed.
       if (this.#halted) return;
       this.#embedMs += performance.now() - started;

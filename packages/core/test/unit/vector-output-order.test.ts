@@ -66,6 +66,8 @@ class RecordingClient implements EmbeddingClient {
   readonly model: string;
   readonly dims: number;
   readonly calls: string[][] = [];
+  /** The texts of each call, as given. */
+  readonly texts: string[][] = [];
   #gate: Promise<void> | undefined;
   #open: (() => void) | undefined;
   constructor(readonly inner: EmbeddingClient) {
@@ -87,6 +89,7 @@ class RecordingClient implements EmbeddingClient {
     const call = (async () => {
       await this.#gate;
       this.calls.push(texts.map((t) => /p\d+c\d+/.exec(t)?.[0] ?? '?'));
+      this.texts.push(texts);
       return this.inner.embedDocuments(texts);
     })();
     this.done = call.catch(() => undefined);
@@ -206,6 +209,31 @@ describe('VectorOutputChannel: the first chunk of every page first', () => {
     await channel.flush();
     expect(client.calls.flat()).toEqual(['p0c0', 'p0c1', 'p0c2', 'p1c0', 'p1c1', 'p1c2', 'p2c0', 'p2c1', 'p2c2']);
     for (const p of pages) expect(await store.countResource(catalog.id, 4, p.resource.id)).toBe(3);
+  });
+
+  it('embeds every chunk after the first behind the page title; the payload keeps the chunk alone', async () => {
+    const client = new RecordingClient(tiny);
+    const { channel, texts } = channelOf(client, 'page');
+    const p = page(0, 6);
+    p.resource.title = 'Compost notes';
+    texts.set(p.resource.id, p.text);
+    await channel.write(p);
+    await channel.flush();
+    const embedded = client.texts.flat();
+    expect(embedded).toHaveLength(3);
+    expect(embedded[0]).toMatch(/^Compost notes p0c0/);
+    for (const t of embedded.slice(1)) expect(t).toMatch(/^Compost notes\n\n\S/);
+    const [vector] = await tiny.embedDocuments(['compost']);
+    const hits = await store.search({
+      vector: vector as Float32Array,
+      scopes: [{ catalogId: catalog.id, version: 6 }],
+      limit: 10,
+    });
+    expect(hits.map((h) => h.payload.chunkIndex).sort()).toEqual([0, 1, 2]);
+    for (const h of hits.filter((x) => x.payload.chunkIndex > 0)) {
+      expect(h.payload.chunk).not.toMatch(/^Compost notes/);
+      expect(embedded[h.payload.chunkIndex]).toBe(`Compost notes\n\n${h.payload.chunk}`);
+    }
   });
 
   it('abandon drops what is queued unreported (those pages stay owed) and lets flush end', async () => {
