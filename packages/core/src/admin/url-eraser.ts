@@ -1,5 +1,6 @@
 import { CrawlerError, errorMessage } from '../errors.js';
 import type { ResourceRow } from '../model.js';
+import { markdownPath } from '../outputs/page-markdown.js';
 import type { LedgerRow } from '../storage/record-store.js';
 import type { NodeStores } from './node-stores.js';
 import { DELETE_ORDER, type DeleteLayer } from './version-eraser.js';
@@ -69,7 +70,8 @@ export async function erasePage(
     index: () => f.index().deleteResource(catalogId, version, id, dryRun),
     file: async () => {
       let count = 0;
-      for (const key of resource ? [resource.htmlPath, resource.textPath] : []) {
+      const files = resource ? [resource.htmlPath, resource.textPath, markdownPath(resource.textPath)] : [];
+      for (const key of files) {
         if (!key) continue;
         count += (dryRun ? await f.blobs.stat(key) : await f.blobs.deletePrefix(key)).objects;
       }

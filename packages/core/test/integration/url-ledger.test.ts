@@ -121,7 +121,8 @@ describe('the url ledger over the python corpus', () => {
     const done = await gf.ledger.deleteUrl(id);
     expect(done).toMatchObject({ urlId: id, url, catalog: { name: 'python' }, version: 0, dryRun: false });
     expect(done.layers).toEqual(dry.layers);
-    expect(done.layers.find((l) => l.layer === 'file')?.count).toBe(2);
+    // Its html, its text and its Markdown.
+    expect(done.layers.find((l) => l.layer === 'file')?.count).toBe(3);
     expect(await found()).not.toContain(url);
     const after = await gf.ledger.why(url);
     expect(after.row).toMatchObject({ state: 'deleted', outcome: 'SAVED', status: 200 });
