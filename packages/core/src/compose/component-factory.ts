@@ -8,6 +8,7 @@ import type { ContentDedupFilter, ExistingUrlPathFilter } from '../dedup/url-fil
 import { createEmbeddingClient } from '../embeddings/create-embedding-client.js';
 import type { EmbeddingClient } from '../embeddings/embedding-client.js';
 import { CrawlEvents } from '../engine/flow/crawl-events.js';
+import { DnsCache } from '../fetch/dns-cache.js';
 import { FileRenderMemory } from '../fetch/file-render-memory.js';
 import type { RenderMemory } from '../fetch/render-memory.js';
 import { PublishedCatalogs } from '../index/catalog-registry.js';
@@ -50,6 +51,7 @@ export class ComponentFactory implements NodeContext, NodeStores {
   #vectorFamily: VectorStoreFamily | undefined;
   #urlFilter: Promise<ExistingUrlPathFilter> | undefined;
   #renderMemory: RenderMemory | undefined;
+  #dnsCache: DnsCache | undefined;
   readonly #contentDedup = new Map<string, Promise<ContentDedupFilter>>();
 
   constructor(settings: Readonly<Settings>, log: Logger, components: GreenfingerComponents = {}) {
@@ -183,6 +185,20 @@ export class ComponentFactory implements NodeContext, NodeStores {
       ? resolvePart(this.components.renderMemory, this.#node())
       : new FileRenderMemory(this.layout.renderMemoryDir, { log: this.log.child({ component: 'render-memory' }) });
     return this.#renderMemory;
+  }
+
+  /** The DNS cache of the node, shared by every fetch of every run (GF_DNS_TTL_MIN_MS, _MAX_MS, _NEGATIVE_TTL_MS). */
+  dnsCache(): DnsCache {
+    const s = this.settings;
+    this.#dnsCache ??= this.components.dnsCache
+      ? resolvePart(this.components.dnsCache, this.#node())
+      : new DnsCache({
+          minTtlMs: s.dnsTtlMinMs,
+          maxTtlMs: s.dnsTtlMaxMs,
+          negativeTtlMs: s.dnsNegativeTtlMs,
+          maxEntries: s.dnsCacheSize,
+        });
+    return this.#dnsCache;
   }
 
   /** The ContentDedupFilter a catalog names (empty: GF_CONTENT_DEDUP), opened once per name. */

@@ -11,6 +11,7 @@ import type { DocumentConsumer } from '../engine/flow/consumers.js';
 import type { CrawlEventFilter, CrawlListener } from '../engine/flow/crawl-events.js';
 import type { PageBudget } from '../engine/page-budget.js';
 import type { PictureRegistry } from '../engine/picture-registry.js';
+import type { DnsCache } from '../fetch/dns-cache.js';
 import type { Extractor } from '../fetch/extractor.js';
 import type { Pacer } from '../fetch/politeness.js';
 import type { RenderMemory } from '../fetch/render-memory.js';
@@ -43,6 +44,8 @@ export interface RunContext extends NodeContext {
 export interface FetcherContext extends NodeContext {
   /** Keep-alive connections per origin the run wants. */
   readonly connectionsPerOrigin: number;
+  /** The node's DNS cache, for the fetcher's connections. Absent: the system lookup on every new connection. */
+  readonly dnsCache?: DnsCache | undefined;
   /** Build the fetcher the catalog names (by default `http`), for a replacement that wraps it. */
   createDefault(): Extractor;
 }
@@ -98,6 +101,12 @@ export interface GreenfingerComponents {
    * `frontier-dedup` channel sends the urls a run marks to the other members' filters).
    */
   wrapUrlFilter?: (filter: ExistingUrlPathFilter, ctx: NodeContext) => ExistingUrlPathFilter;
+  /**
+   * DnsCache of the node: every fetch of every run looks host names up through it. Default: answers kept for their TTL
+   * between GF_DNS_TTL_MIN_MS and GF_DNS_TTL_MAX_MS, failures for GF_DNS_NEGATIVE_TTL_MS, on the system resolver; a
+   * test passes one on a resolver of its own.
+   */
+  dnsCache?: Part<DnsCache, NodeContext>;
   /** ContentDedupFilter for every catalog (instead of the one its name or GF_CONTENT_DEDUP picks). */
   contentDedup?: Part<ContentDedupFilter | Promise<ContentDedupFilter>, NodeContext>;
   /** CrawlFrontier of one run. Default: LevelDB under system/frontier/{catalog}/v{n}. */

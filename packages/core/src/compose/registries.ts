@@ -14,7 +14,12 @@ import type { FetcherContext, NodeContext, RunContext } from './components.js';
 
 /** Fetchers (Extractors) by name, for the catalog field `fetcher`: `http` is undici with keep-alive. */
 export const fetcherRegistry = new Registry<(ctx: FetcherContext) => Extractor>('--fetcher', {
-  http: (ctx) => new HttpExtractor({ settings: ctx.settings, connectionsPerOrigin: ctx.connectionsPerOrigin }),
+  http: (ctx) =>
+    new HttpExtractor({
+      settings: ctx.settings,
+      connectionsPerOrigin: ctx.connectionsPerOrigin,
+      lookup: ctx.dnsCache?.lookup,
+    }),
 });
 
 /** What an extractor factory gets: the run, and the fetcher of the run (which the extractor it builds owns). */

@@ -62,6 +62,7 @@ export function assembleFetchers(f: ComponentFactory, ctx: RunContext, site?: Si
   const s = ctx.catalog.settings;
   const files = isFileUrl(ctx.catalog.url);
   const connectionsPerOrigin = Math.max(s.hostConcurrency, 2);
+  const dnsCache = files ? undefined : f.dnsCache();
   const createDefault = (): Extractor =>
     files
       ? new FileExtractor({
@@ -69,8 +70,8 @@ export function assembleFetchers(f: ComponentFactory, ctx: RunContext, site?: Si
           root: filePathOf(ctx.catalog.url),
           log: ctx.log.child({ component: 'file-extractor' }),
         })
-      : fetcherRegistry.get(s.fetcher)({ ...ctx, connectionsPerOrigin, createDefault });
-  const own = f.components.fetcher?.({ ...ctx, connectionsPerOrigin, createDefault }) ?? createDefault();
+      : fetcherRegistry.get(s.fetcher)({ ...ctx, connectionsPerOrigin, dnsCache, createDefault });
+  const own = f.components.fetcher?.({ ...ctx, connectionsPerOrigin, dnsCache, createDefault }) ?? createDefault();
   const base = site ? site.extractor(own) : own;
   // Pages through the catalog's extractor (http, browser, adaptive), which owns the fetcher: its close closes both.
   const pages = files

@@ -6,6 +6,7 @@ import { FetchError, type FetchFailureReason } from '../errors.js';
 import { normalizeUrl } from '../url/normalize.js';
 import { decodeBody, detectCharset } from './charset.js';
 import { contentKind } from './content-type.js';
+import type { DnsCache } from './dns-cache.js';
 import type { Extractor, FetchOptions, FetchResult } from './extractor.js';
 
 /** Options of {@link HttpExtractor}. Timeouts, caps and the User-Agent come from the node settings. */
@@ -23,6 +24,11 @@ export interface HttpExtractorOptions {
   totalTimeoutMs?: number | undefined;
   /** Extra headers sent with every request. */
   headers?: Record<string, string> | undefined;
+  /**
+   * How a new connection finds its host's address, in the shape of `dns.lookup`: the node's DnsCache (`lookup`) in a
+   * crawl. @default the system lookup on every new connection
+   */
+  lookup?: DnsCache['lookup'] | undefined;
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -284,7 +290,7 @@ export class HttpExtractor implements Extractor {
       keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000,
       headersTimeout: t,
       bodyTimeout: t,
-      connect: { timeout: t },
+      connect: options.lookup ? { timeout: t, lookup: options.lookup } : { timeout: t },
     });
   }
 

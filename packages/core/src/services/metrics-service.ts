@@ -10,7 +10,7 @@ const JOB_STATES: readonly JobState[] = ['queued', 'running', 'done', 'failed', 
 /**
  * The metrics of this node in the Prometheus text format 0.0.4 (docs/metrics.md): per catalog the counters of its
  * running crawl job, or of its last one once it ended, the fetch-latency histogram, frontier sizes, output failures
- * per channel, jobs by state, and the process's memory.
+ * per channel, the DNS cache, jobs by state, and the process's memory.
  */
 export class MetricsService {
   readonly #f: ComponentFactory;
@@ -72,6 +72,21 @@ export class MetricsService {
       .sort(([a], [b]) => a.localeCompare(b))) {
       m.histogram('greenfinger_fetch_duration_seconds', { catalog }, h.snapshot());
     }
+
+    const dns = this.#f.dnsCache().stats();
+    m.family(
+      'greenfinger_dns_lookups_total',
+      'counter',
+      'Host name lookups of the fetches, by how the DNS cache answered: hit, negative (a kept failure), shared (joined a lookup under way) or miss (asked the resolver).',
+    );
+    m.sample('greenfinger_dns_lookups_total', { node, result: 'hit' }, dns.hits);
+    m.sample('greenfinger_dns_lookups_total', { node, result: 'negative' }, dns.negativeHits);
+    m.sample('greenfinger_dns_lookups_total', { node, result: 'shared' }, dns.shared);
+    m.sample('greenfinger_dns_lookups_total', { node, result: 'miss' }, dns.misses);
+    m.family('greenfinger_dns_failures_total', 'counter', 'Resolver answers that were failures (kept briefly).');
+    m.sample('greenfinger_dns_failures_total', { node }, dns.failures);
+    m.family('greenfinger_dns_cache_entries', 'gauge', 'Host names the DNS cache holds (answers and failures).');
+    m.sample('greenfinger_dns_cache_entries', { node }, dns.entries);
 
     const running = crawls.filter((j) => j.state === 'running' || j.state === 'queued');
     m.family('greenfinger_frontier_queued', 'gauge', 'Urls waiting on the frontier of a running crawl.');

@@ -86,6 +86,20 @@ export const settingsSchema = z.strictObject({
    */
   timeoutMs: z.coerce.number().int().min(100).default(15000),
   /**
+   * GF_DNS_TTL_MIN_MS: the floor of how long the node's DNS cache keeps an answer (pages, pictures, documents and
+   * robots.txt share it); an answer without a TTL (the system resolver's) is kept this long. @default 30000
+   */
+  dnsTtlMinMs: z.coerce.number().int().min(0).max(86_400_000).default(30_000),
+  /** GF_DNS_TTL_MAX_MS: the ceiling of how long the DNS cache keeps an answer, whatever its TTL. @default 600000 */
+  dnsTtlMaxMs: z.coerce.number().int().min(0).max(86_400_000).default(600_000),
+  /**
+   * GF_DNS_NEGATIVE_TTL_MS: how long a host name that did not resolve is answered as failed without a new lookup, so
+   * its urls end REJECTED_UNREACHABLE after one lookup; 0 = failures are not kept. @default 10000
+   */
+  dnsNegativeTtlMs: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
+  /** GF_DNS_CACHE_SIZE: host names the DNS cache holds at most (least recently used first out). @default 10000 */
+  dnsCacheSize: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
+  /**
    * GF_MIN_BYTES_PER_SECOND: a body arriving slower than this on average, once GF_SLOW_BODY_GRACE_MS have passed
    * since its headers, is given up (a slow-loris server); 0 turns the check off. @default 1024
    */
