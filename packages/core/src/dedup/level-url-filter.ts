@@ -1,8 +1,8 @@
 import type { ClassicLevel } from 'classic-level';
 import { ConfigError, CrawlerError } from '../errors.js';
 import { type LevelStoreLabel, levelError, openLevel, prefixEnd } from '../frontier/open-level.js';
-import { BloomFilter } from './bloom-filter.js';
 import type { ExistingUrlPathFilter } from './url-filter.js';
+import { VersionBlooms } from './version-blooms.js';
 
 /** Options of {@link LevelUrlFilter.open}. */
 export interface LevelUrlFilterOptions {
@@ -12,13 +12,6 @@ export interface LevelUrlFilterOptions {
   falsePositiveRate?: number;
   /** Keys read per batch while rebuilding a Bloom filter from LevelDB. @default 4096 */
   rebuildChunk?: number;
-}
-
-interface VersionBloom {
-  bloom: BloomFilter;
-  ready: Promise<void>;
-  /** Keys added (loaded and marked), to know when to resize. */
-  added: number;
 }
 
 /** Bloom filter state of one catalog version, for diagnostics. */
@@ -40,10 +33,7 @@ export class LevelUrlFilter implements ExistingUrlPathFilter {
   readonly dir: string;
   readonly #db: ClassicLevel<string, string>;
   readonly #label: LevelStoreLabel;
-  readonly #expected: number;
-  readonly #fpRate: number;
-  readonly #chunk: number;
-  readonly #blooms = new Map<string, VersionBloom>();
+  readonly #blooms: VersionBlooms;
   #closed = false;
 
   private constructor(
@@ -55,9 +45,7 @@ export class LevelUrlFilter implements ExistingUrlPathFilter {
     this.dir = dir;
     this.#db = db;
     this.#label = label;
-    this.#expected = Math.max(1, options.expectedItems ?? 1_000_000);
-    this.#fpRate = options.falsePositiveRate ?? 0.01;
-    this.#chunk = Math.max(1, options.rebuildChunk ?? 4096);
+    this.#blooms = new VersionBlooms(db, dir, label, options);
   }
 
   /**
@@ -79,8 +67,7 @@ export class LevelUrlFilter implements ExistingUrlPathFilter {
 
   async has(catalogId: string, version: number, urlHash: string): Promise<boolean> {
     this.#check();
-    const state = await this.#bloomOf(catalogId, version);
-    if (!state.bloom.mightContain(urlHash)) return false;
+    if (!(await this.#blooms.mightHold(prefix(catalogId, version), urlHash))) return false;
     try {
       return await this.#db.has(`${prefix(catalogId, version)}${urlHash}`);
     } catch (err) {
@@ -101,14 +88,7 @@ export class LevelUrlFilter implements ExistingUrlPathFilter {
     } catch (err) {
       throw levelError(err, this.dir, this.#label, 'writing');
     }
-    const state = this.#blooms.get(p);
-    if (state) {
-      for (const h of urlHashes) {
-        if (state.bloom.mightContain(h)) continue;
-        state.bloom.add(h);
-        state.added++;
-      }
-    }
+    this.#blooms.added(p, urlHashes);
   }
 
   /** The keys go; the Bloom filter cannot forget, so `has` reads LevelDB for them (and answers false). */
@@ -131,13 +111,13 @@ export class LevelUrlFilter implements ExistingUrlPathFilter {
     } catch (err) {
       throw levelError(err, this.dir, this.#label, 'clearing a version');
     }
-    this.#blooms.delete(p);
+    this.#blooms.drop(p);
   }
 
   /** The Bloom filter of one version (loading it when needed). */
   async stats(catalogId: string, version: number): Promise<UrlFilterStats> {
     this.#check();
-    const { bloom, added } = await this.#bloomOf(catalogId, version);
+    const { bloom, added } = await this.#blooms.of(prefix(catalogId, version));
     return {
       items: added,
       bits: bloom.bits,
@@ -151,8 +131,7 @@ export class LevelUrlFilter implements ExistingUrlPathFilter {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await Promise.allSettled([...this.#blooms.values()].map((s) => s.ready));
-    this.#blooms.clear();
+    await this.#blooms.close();
     await this.#db.close();
   }
 
@@ -166,43 +145,6 @@ export class LevelUrlFilter implements ExistingUrlPathFilter {
         fix: 'open it again with LevelUrlFilter.open() before using it',
       });
     }
-  }
-
-  async #bloomOf(catalogId: string, version: number): Promise<VersionBloom> {
-    const p = prefix(catalogId, version);
-    let state = this.#blooms.get(p);
-    if (!state || state.added > state.bloom.expectedItems) {
-      state = this.#load(p, state ? state.added * 2 : this.#expected);
-      this.#blooms.set(p, state);
-    }
-    await state.ready;
-    return state;
-  }
-
-  /** A Bloom filter for one version, registered before its keys are read so concurrent marks reach it. */
-  #load(p: string, expectedItems: number): VersionBloom {
-    const state: VersionBloom = {
-      bloom: new BloomFilter({ expectedItems, falsePositiveRate: this.#fpRate }),
-      ready: Promise.resolve(),
-      added: 0,
-    };
-    state.ready = (async () => {
-      const it = this.#db.keys({ gte: p, lt: prefixEnd(p) });
-      try {
-        for (;;) {
-          const keys = await it.nextv(this.#chunk);
-          if (keys.length === 0) break;
-          for (const key of keys) state.bloom.add(key.slice(p.length));
-          state.added += keys.length;
-        }
-      } finally {
-        await it.close();
-      }
-    })().catch((err: unknown) => {
-      if (this.#blooms.get(p) === state) this.#blooms.delete(p);
-      throw levelError(err, this.dir, this.#label, 'loading the Bloom filter');
-    });
-    return state;
   }
 }
 

@@ -50,7 +50,7 @@ export class Sha256ContentDedup implements ContentDedupFilter {
   }
 }
 
-/** Check-and-record an exact fingerprint under a per-key lock. */
+/** Check-and-record an exact fingerprint under a per-key lock; the Bloom filter spares the read of a new one. */
 export async function recordExact(
   store: LevelContentStore,
   catalogId: string,
@@ -62,9 +62,12 @@ export async function recordExact(
   const key = `${versionPrefix(catalogId, version)}x:${fingerprint}`;
   return store.lock.run([key], () =>
     store.step('recording a fingerprint', async () => {
-      const existing = await store.db.get(key);
-      if (existing !== undefined) return existing === resourceId ? undefined : existing;
+      if (await store.mightHold(catalogId, version, fingerprint)) {
+        const existing = await store.db.get(key);
+        if (existing !== undefined) return existing === resourceId ? undefined : existing;
+      }
       await store.db.put(key, resourceId);
+      store.added(catalogId, version, [fingerprint]);
       return undefined;
     }),
   );

@@ -63,15 +63,20 @@ export class SimhashContentDedup implements ContentDedupFilter {
     return store.lock.run(bands, () =>
       store.step('recording a fingerprint', async () => {
         let own = false;
-        for (const band of bands) {
+        const bandKeys = bands.map((band) => band.slice(versionPrefix(catalogId, version).length, -1));
+        for (const [i, band] of bands.entries()) {
+          // A band no text of the version fell in holds nothing near: no scan.
+          if (!(await store.mightHold(catalogId, version, bandKeys[i] as string))) continue;
           for await (const [key, holder] of store.db.iterator({ gte: band, lt: prefixEnd(band) })) {
             if (hammingDistance(key.slice(band.length), fp) > this.maxDistance) continue;
             if (holder !== resourceId) return holder;
             if (key.endsWith(fp)) own = true;
           }
         }
-        if (!own)
+        if (!own) {
           await store.db.batch(bands.map((band) => ({ type: 'put' as const, key: band + fp, value: resourceId })));
+          store.added(catalogId, version, bandKeys);
+        }
         return undefined;
       }),
     );
