@@ -63,7 +63,10 @@ export interface SearchResponse {
   elapsedMs: number;
   /** Meaning search over vectors still being written (see {@link EmbeddingNotice}); absent when they are complete. */
   embedding?: EmbeddingNotice | undefined;
-  /** Why an answer is empty when the reason is not the query (a meaning search of catalogs without vectors). */
+  /**
+   * Why an answer is empty, or narrower than asked, when the reason is not the query: a meaning search of catalogs
+   * without vectors, or a hybrid one answered by words alone.
+   */
   note?: string | undefined;
 }
 
