@@ -180,9 +180,12 @@ export class ReplayMember {
           break;
         }
         if (await redis.exists(this.#o.keys.member(info.from))) askerMissingSince = undefined;
-        else if (Date.now() - (askerMissingSince ??= Date.now()) >= ASKER_GONE_MS) {
-          ending = 'gone';
-          break;
+        else {
+          askerMissingSince ??= Date.now();
+          if (Date.now() - askerMissingSince >= ASKER_GONE_MS) {
+            ending = 'gone';
+            break;
+          }
         }
         // Its own slices first (the pages the others did not hold), then the shared ones.
         const entries = [...(await streams.read(rk.to(name), name, 1, 0)).map((e) => ({ ...e, key: rk.to(name) }))];
