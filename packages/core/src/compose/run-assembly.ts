@@ -15,6 +15,7 @@ import { hasRenderStats, type RenderMemoryStats } from '../fetch/adaptive-extrac
 import { decodeBody } from '../fetch/charset.js';
 import type { Extractor } from '../fetch/extractor.js';
 import { FileExtractor } from '../fetch/file-extractor.js';
+import { observedExtractor, type PaceFeedback } from '../fetch/host-pace.js';
 import { HostPoliteness, type Pacer } from '../fetch/politeness.js';
 import { textOf } from '../fetch/text-body.js';
 import { timedExtractor } from '../fetch/timed-extractor.js';
@@ -58,7 +59,12 @@ export interface RunFetchers {
  * A catalog of a folder (a `file:` url) reads files: a FileExtractor bounded by the catalog's folder, whatever
  * fetcher and extractor it names (there is nothing to render).
  */
-export function assembleFetchers(f: ComponentFactory, ctx: RunContext, site?: SiteWatch, pacer?: Pacer): RunFetchers {
+export function assembleFetchers(
+  f: ComponentFactory,
+  ctx: RunContext,
+  site?: SiteWatch,
+  pacer?: Pacer & Partial<PaceFeedback>,
+): RunFetchers {
   const s = ctx.catalog.settings;
   const files = isFileUrl(ctx.catalog.url);
   const connectionsPerOrigin = Math.max(s.hostConcurrency, 2);
@@ -79,10 +85,13 @@ export function assembleFetchers(f: ComponentFactory, ctx: RunContext, site?: Si
     : extractorRegistry.get(s.extractor)({ ...ctx, http: base, renderMemory: () => f.renderMemory(), pacer });
   // Every page request (each retry too) is timed into the node's fetch-latency histogram (MetricsService).
   const timings = fetchTimings(f);
-  const page = timedExtractor(noRedirects(pages), (seconds) => timings.observe(ctx.catalog.name, seconds));
+  const timed = timedExtractor(noRedirects(pages), (seconds) => timings.observe(ctx.catalog.name, seconds));
+  // Each attempt's answer tells the host's pace (429/503, Retry-After, answer times) before a retry waits.
+  const feedback: PaceFeedback = { observe: (host, answer) => pacer?.observe?.(host, answer) };
+  const page = files ? timed : observedExtractor(timed, feedback);
   return {
     page: withRetry(page, { retries: s.maxRetries, retryStatuses: [429, 500, 502, 503, 504] }),
-    image: withRetry(base, { retries: s.maxRetries }),
+    image: withRetry(files ? base : observedExtractor(base, feedback), { retries: s.maxRetries }),
     // Any type is read (a `sitemap.xml.gz` is a binary): gzipped files are inflated (textOf).
     text: async (url) => {
       const r = await base.fetch(url, { binary: true });
@@ -205,8 +214,11 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
   // One object the acceptors read at each check, so a running job's depth limit can change (JobService).
   const limits: RunLimits = { depth: s.depth };
   // A rendered page's own requests are spaced by the run's politeness, built below (it reads robots.txt first).
-  let politeness: (Politeness & Partial<Pacer>) | undefined;
-  const pacer: Pacer = { pace: async (host, signal) => politeness?.pace?.(host, signal) };
+  let politeness: (Politeness & Partial<Pacer & PaceFeedback>) | undefined;
+  const pacer: Pacer & PaceFeedback = {
+    pace: async (host, signal) => politeness?.pace?.(host, signal),
+    observe: (host, answer) => politeness?.observe?.(host, answer),
+  };
   const fetchers = assembleFetchers(f, ctx, site, pacer);
   const robotsFetch = async (url: string) => {
     try {
@@ -358,7 +370,7 @@ export function assemblePoliteness(
   f: ComponentFactory,
   ctx: RunContext,
   robots?: RobotsProvider,
-): Politeness & Partial<Pacer> {
+): Politeness & Partial<Pacer & PaceFeedback> {
   const crawlDelayMs = async (host: string) =>
     robots ? await robots.crawlDelayMs(`http://${host}/`).catch(() => undefined) : undefined;
   const createDefault = () => defaultPoliteness(ctx, crawlDelayMs);
@@ -368,7 +380,7 @@ export function assemblePoliteness(
 function defaultPoliteness(
   ctx: RunContext,
   crawlDelayMs: (host: string) => Promise<number | undefined>,
-): Politeness & Pacer {
+): Politeness & Pacer & PaceFeedback {
   const s = ctx.catalog.settings;
   // A folder's files are local: no interval, and as many reads at once as the catalog has threads.
   const politeness = isFileUrl(ctx.catalog.url)
@@ -382,6 +394,7 @@ function defaultPoliteness(
     },
     // The page's acquire above already read its host's Crawl-delay.
     pace: (host, signal) => politeness.pace(host, signal),
+    observe: (host, answer) => politeness.observe(host, answer),
   };
 }
 
