@@ -1,9 +1,9 @@
-// `search`: latency of the real SearchService (Greenfinger.open + gf.search.search), words and meaning, over
+// `search`: latency of the real SearchService (Greenfinger.open + gf.search.search), words, meaning and hybrid, over
 // an index holding real crawls of the handbook and python corpora (file+index+vector, through the CLI) plus
 // generated pages up to --pages. Generated text walks a bigram chain learned from the crawled text, so it
 // keeps the corpora's vocabulary, languages and word frequencies; generated vectors mix real embeddings of
 // generated chunks with noise. Queries: real words at several document frequencies, word pairs and phrases
-// from real titles (words); real titles and passages (meaning).
+// from real titles (words); real titles and passages (meaning); hybrid is timed on both lists.
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -426,6 +426,7 @@ export async function searchBench({
     const gf = await Greenfinger.open({ settings: { dataStore: dir } });
     let words;
     let meaning;
+    let hybrid;
     let quality;
     let embedder = 'n/a';
     try {
@@ -441,6 +442,7 @@ export async function searchBench({
       );
       words = await timeQueries(gf, 'words', mix.words);
       meaning = await timeQueries(gf, 'meaning', mix.meaning);
+      hybrid = await timeQueries(gf, 'hybrid', [...mix.words, ...mix.meaning]);
       quality = await measureRecall(gf, dir, mix, recallQueries);
       built.indexed = indexed;
       built.vectors = vectors;
@@ -448,7 +450,7 @@ export async function searchBench({
       await gf.close();
     }
     console.log(
-      `\n${mdTable(['mode', 'queries', 'n', 'p50 ms', 'p99 ms', 'max ms', 'avg matches'], [...latencyRows('words', words), ...latencyRows('meaning', meaning)])}\n`,
+      `\n${mdTable(['mode', 'queries', 'n', 'p50 ms', 'p99 ms', 'max ms', 'avg matches'], [...latencyRows('words', words), ...latencyRows('meaning', meaning), ...latencyRows('hybrid', hybrid)])}\n`,
     );
     const wp50 = percentile(
       words.map((s) => s.ms),
@@ -480,7 +482,7 @@ export async function searchBench({
         `meaning recall@10 ${fmt(quality.meaning.recall, 3)}; words recall@10 ${fmt(quality.words.recall, 3)} ` +
         `(top and common words, the queries champion lists answer; ${quality.words.differing} not in the exact order)`,
     );
-    saveResults('search', { built, embedder, words, meaning, quality, goals });
+    saveResults('search', { built, embedder, words, meaning, hybrid, quality, goals });
     return { goals };
   } finally {
     if (!data) rmSync(dir, { recursive: true, force: true });

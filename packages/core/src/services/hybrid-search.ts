@@ -17,7 +17,7 @@ export interface FusionOptions {
 
 /**
  * The fusion Greenfinger answers with, tuned on the python-docs query set (`npm run bench -- search-quality`, the
- * bundled USE-lite model): words lead (the model finds the right page in its top 3 for a third of the questions),
+ * bundled USE-lite model): words lead (the model finds the right page in its top 3 for under half of the questions),
  * meaning weighs half and breaks ties, and a small k lets a first place count (docs/search.md has the grid).
  */
 export const HYBRID_FUSION: Readonly<Required<FusionOptions>> = Object.freeze({ k: 10, words: 1, meaning: 0.5 });
