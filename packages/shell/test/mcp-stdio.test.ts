@@ -21,7 +21,7 @@ interface Citation {
 }
 
 /**
- * Markdown beside each page's text, printed by `page --markdown`, rebuilt by replay, and the stored collection over
+ * Markdown of each page, printed by `page --markdown`, written beside its text by replay, and the stored collection over
  * `greenfinger mcp` (stdio) with the official MCP client: a crawl of json.html and the pages it links (depth 1).
  */
 describe('Markdown pages and greenfinger mcp over stdio', () => {
@@ -62,7 +62,7 @@ describe('Markdown pages and greenfinger mcp over stdio', () => {
     tmp?.remove();
   });
 
-  it('writes each page as Markdown with front matter; page --markdown prints it', () => {
+  it("makes each page's Markdown with front matter; page --markdown prints it", () => {
     const r = cli(['page', jsonUrl, '--markdown']);
     expect(r.status, r.stderr).toBe(0);
     const md = r.stdout;
@@ -84,18 +84,30 @@ describe('Markdown pages and greenfinger mcp over stdio', () => {
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
   });
 
-  it('replay --layers file writes a missing Markdown file again from the stored html', () => {
+  it('replay --layers file writes the Markdown files from the stored html, with no request', () => {
     const pages = join(data, 'user', 'assets');
-    const files = (readdirSync(pages, { recursive: true }) as string[]).filter((f) => f.endsWith('.md'));
-    expect(files.length).toBe(20);
-    for (const f of files.slice(0, 5)) rmSync(join(pages, f));
-    const r = cli(['replay', '--name', 'python', '--layers', 'file', '--json']);
-    expect(r.status, r.stderr).toBe(0);
-    const report = JSON.parse(r.stdout) as { layers: { file: { pages: { written: number } } }; requests: number };
-    expect(report.layers.file.pages.written).toBe(5);
-    expect(report.requests).toBe(0);
-    const again = (readdirSync(pages, { recursive: true }) as string[]).filter((f) => f.endsWith('.md'));
-    expect(again.length).toBe(20);
+    const markdownFiles = () => (readdirSync(pages, { recursive: true }) as string[]).filter((f) => f.endsWith('.md'));
+    const replay = () => {
+      const r = cli(['replay', '--name', 'python', '--layers', 'file', '--json']);
+      expect(r.status, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as {
+        layers: { file: { markdown: number; pages: { intact: number; written: number } } };
+        requests: number;
+      };
+    };
+    // The crawl leaves them to be made: page --markdown above made its answer from the html.
+    const before = cli(['page', jsonUrl, '--markdown']).stdout;
+    expect(markdownFiles()).toEqual([]);
+    const first = replay();
+    expect(first.layers.file).toMatchObject({ markdown: 20, pages: { intact: 20, written: 0 } });
+    expect(first.requests).toBe(0);
+    expect(markdownFiles()).toHaveLength(20);
+    expect(cli(['page', jsonUrl, '--markdown']).stdout).toBe(before);
+    for (const f of markdownFiles().slice(0, 5)) rmSync(join(pages, f));
+    const second = replay();
+    expect(second.layers.file.markdown).toBe(5);
+    expect(second.requests).toBe(0);
+    expect(markdownFiles()).toHaveLength(20);
   });
 
   it('answers the official MCP client: tools, search with citations, get_page in pieces, catalogs', async () => {

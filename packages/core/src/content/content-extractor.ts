@@ -42,11 +42,6 @@ export interface ExtractedContent {
    * The engine counts these (`report.content.charsetFallbacks`) and stores the charset used on the resource row.
    */
   charsetFallback?: string | undefined;
-  /**
-   * Set by the crawl's extraction (off the event loop): the article as Markdown (`content/html-markdown.ts`), which
-   * the file layer writes beside the text. Absent for a document, and where the conversion failed.
-   */
-  markdown?: string | undefined;
 }
 
 /** ContentExtractor: the article, not the navigation; pure (no I/O), safe to run on a worker thread. */

@@ -3,9 +3,8 @@ import { ConfigError } from '../errors.js';
 import { decodeBody } from '../fetch/charset.js';
 import type { IndexWriterRequest } from '../index/index-writer-worker.js';
 import type { BlobWriterRequest } from '../storage/blob-writer-worker.js';
-import type { ContentExtractor, ExtractedContent } from './content-extractor.js';
+import type { ContentExtractor } from './content-extractor.js';
 import { createContentExtractor } from './content-extractors.js';
-import { htmlToMarkdown } from './html-markdown.js';
 
 /** A job sent to an extraction worker. */
 export interface ExtractJob {
@@ -30,21 +29,11 @@ export function runExtractJob(job: Omit<ExtractJob, 'id'>) {
     extractor = createContentExtractor(job.extractor);
     extractors.set(job.extractor, extractor);
   }
-  if (typeof job.html === 'string') return withMarkdown(extractor.extract(job.html, job.url), job.html, job.url);
+  if (typeof job.html === 'string') return extractor.extract(job.html, job.url);
   const decoded = decodeBody(job.html, job.contentType);
   const content = extractor.extract(decoded.text, job.url);
   // Bytes invalid in their charset were decoded with another (never into U+FFFD): the engine counts it.
   if (decoded.fallbackFrom !== undefined) content.charsetFallback = decoded.charset;
-  return withMarkdown(content, decoded.text, job.url);
-}
-
-/** The article as Markdown beside its text, here off the event loop; a page it fails on keeps its text alone. */
-function withMarkdown(content: ExtractedContent, html: string, url: string): ExtractedContent {
-  try {
-    content.markdown = htmlToMarkdown(html, url);
-  } catch {
-    content.markdown = undefined;
-  }
   return content;
 }
 

@@ -10,6 +10,12 @@ const ARTICLE_ROOTS = ['[role="main"]', 'main', 'article', '#content', '.content
 const CHROME =
   'script, style, noscript, template, iframe, object, embed, form, button, nav, aside, footer, [role="navigation"], [role="banner"], [role="contentinfo"], [aria-hidden="true"], a.headerlink';
 
+/**
+ * The longest article (its html, after the chrome is removed) converted, in characters: turndown's time grows faster
+ * than the page (a 2.5 MB index page takes seconds), so a longer article's Markdown is its text (`undefined` here).
+ */
+export const MARKDOWN_MAX_HTML_CHARS = 300_000;
+
 /** Blocks inside table cells, which a one-line GFM cell cannot hold. */
 const CELL_BLOCKS = 'td p, th p, td div, th div';
 
@@ -72,9 +78,12 @@ function converter(): TurndownService {
 /**
  * The article of an html page as Markdown: the page's main element (its `role="main"`, `<main>`, `<article>`, or
  * the body) without navigation, scripts and forms; headings, lists, tables, code blocks and links kept, every link
- * and picture made absolute against the page's url. Pure: safe on a worker thread.
+ * and picture made absolute against the page's url; undefined for an article longer than
+ * {@link MARKDOWN_MAX_HTML_CHARS}. Pure: safe on a worker thread.
  */
-export function htmlToMarkdown(html: string, pageUrl: string): string {
+export function htmlToMarkdown(html: string, pageUrl: string): string | undefined {
+  // A page five times the longest article is not parsed at all (its parse alone costs a second).
+  if (html.length > 5 * MARKDOWN_MAX_HTML_CHARS) return undefined;
   const turndown = converter();
   const { document } = (parseHTML as typeof ParseHTML)(html) as unknown as { document: LinkedDocument };
   const base = baseOf(document, pageUrl);
@@ -83,7 +92,7 @@ export function htmlToMarkdown(html: string, pageUrl: string): string {
     root = document.querySelector(selector);
     if (root && (root.textContent ?? '').trim().length > 0) break;
   }
-  if (!root) return '';
+  if (!root) return undefined;
   for (const el of Array.from(root.querySelectorAll(CHROME))) el.remove();
   // A GFM table cell is one line: paragraphs and blocks inside cells (Sphinx writes <td><p>…</p></td>) are unwrapped.
   for (const el of Array.from(root.querySelectorAll(CELL_BLOCKS))) el.replaceWith(...Array.from(el.childNodes), ' ');
@@ -95,8 +104,10 @@ export function htmlToMarkdown(html: string, pageUrl: string): string {
       else el.setAttribute(attribute, absolute);
     }
   }
+  const article = root.outerHTML;
+  if (article.length > MARKDOWN_MAX_HTML_CHARS) return undefined;
   return turndown
-    .turndown(root.outerHTML)
+    .turndown(article)
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }

@@ -5,8 +5,8 @@ import type { CrawledPage, OutputChannel } from './output-channel.js';
 import { markdownPath, pageMarkdown } from './page-markdown.js';
 
 /**
- * The file layer, always on: the page html, the article text, the article as Markdown with its front matter, and
- * each picture once per version. Keys are `assets/{catalogId}/v{n}/pages/ab/cd/{resourceId}.html|.txt|.md` and
+ * The file layer, always on: the page html, the article text, the article as Markdown with its front matter when
+ * the page comes with it (replay; a crawl leaves it to be made later), and each picture once per version. Keys are `assets/{catalogId}/v{n}/pages/ab/cd/{resourceId}.html|.txt|.md` and
  * `…/images/ab/cd/{imageId}.{ext}`.
  */
 export class FileOutputChannel implements OutputChannel {
@@ -20,10 +20,9 @@ export class FileOutputChannel implements OutputChannel {
 
   async write(page: CrawledPage): Promise<void> {
     const { resource } = page;
-    const writes: Array<Promise<void>> = [
-      this.#blobs.put(resource.textPath, page.text),
-      this.#blobs.put(markdownPath(resource.textPath), pageMarkdownOf(page)),
-    ];
+    const writes: Array<Promise<void>> = [this.#blobs.put(resource.textPath, page.text)];
+    if (page.markdown !== undefined)
+      writes.push(this.#blobs.put(markdownPath(resource.textPath), pageMarkdownOf(page)));
     if (page.html !== undefined) writes.push(this.#blobs.put(resource.htmlPath, page.html));
     for (const image of page.images) {
       if (image.bytes) writes.push(this.#blobs.put(image.row.path, image.bytes));

@@ -17,7 +17,11 @@ export interface CrawledPage {
   html?: Buffer | string | undefined;
   /** The article text the file layer writes; the index and the vectors are built from it. */
   text: string;
-  /** The article as Markdown, without front matter; absent for a document (its text is its Markdown). */
+  /**
+   * The article as Markdown, without front matter, when the caller converted it: the file layer then writes the
+   * page's `.md`. A crawl leaves it out (the conversion costs more than the rest of the page: `replay --layers file`
+   * and the readers make it from the stored html, see docs/mcp.md).
+   */
   markdown?: string | undefined;
   images: PageImage[];
 }

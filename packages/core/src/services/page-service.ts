@@ -75,7 +75,7 @@ export class PageService {
     return row;
   }
 
-  /** A saved page's Markdown: its `.md` file, or made from its html and text when it was saved before there was one. */
+  /** A saved page's Markdown: its `.md` file (replay writes them), else made now from its stored html and text. */
   async markdown(ref: PageRef): Promise<PageMarkdown> {
     const row = await this.resource(ref);
     const catalog = await (await this.#catalogs()).get({ id: row.catalogId });

@@ -7,7 +7,6 @@ import type { Extractor } from '../fetch/extractor.js';
 import { isMarkupType } from '../fetch/http-extractor.js';
 import { sha256Hex } from '../ids.js';
 import type { Catalog, ImageRow, ResourceRow } from '../model.js';
-import { pageMarkdownOf } from '../outputs/file-output-channel.js';
 import { markdownPath } from '../outputs/page-markdown.js';
 import type { RecordDatabase } from '../storage/record-store.js';
 import { markdownFromFiles } from './page-service.js';
@@ -45,18 +44,18 @@ interface MissingPage {
 /**
  * The file layer of one slice: refetch the pages and pictures whose files are missing, from the urls their rows
  * record; the rest is left untouched. A page whose content changed is rewritten with its row; a picture whose bytes
- * changed is not (its id is its content hash). A page whose Markdown alone is missing (crawled before there was
- * one) gets it from its stored html and text, without a request.
+ * changed is not (its id is its content hash). A page without its Markdown file (a crawl does not write it) gets it
+ * from its stored html and text, without a request (`markdown` counts them).
  */
 export async function replayFiles(w: FileReplayWork): Promise<FileLayer> {
   const layer: FileLayer = { pages: emptyCounts(), images: emptyCounts(), failures: [] };
   const { missing, held, markdown } = await checkPages(w, layer.pages);
+  layer.markdown = 0;
   for (const row of markdown) {
     try {
       await rebuildMarkdown(w, row);
-      layer.pages.written++;
+      layer.markdown++;
     } catch (err) {
-      layer.pages.unreachable++;
       if (layer.failures.length < MAX_FAILURES_LISTED) layer.failures.push({ url: row.url, reason: errorMessage(err) });
     }
   }
@@ -91,9 +90,9 @@ async function checkPages(
       }
       pages.checked++;
       held.push(row.id);
-      if (html && text && md) pages.intact++;
-      else if (html && text) markdown.push(row);
+      if (html && text) pages.intact++;
       else missing.push({ row, html: !html, text: !text });
+      if (html && text && !md) markdown.push(row);
     }
     w.onProgress?.({ layer: 'file', done: seen, total: w.total });
   }
@@ -230,17 +229,8 @@ async function refetchPage(
       ? await r.documents.deps.parseDocument(result.body, row.url, result.contentType)
       : await r.extract(result.text ?? '', row.url, result.contentType);
   const contentHash = sha256Hex(content.text);
-  const markdownOf = (resource: ResourceRow) =>
-    gf.blobs.put(
-      markdownPath(row.textPath),
-      pageMarkdownOf({
-        catalog: w.catalog,
-        version: w.version,
-        resource,
-        text: content.text,
-        markdown: content.markdown,
-      }),
-    );
+  // Its Markdown from the files just written (a refetched page's may have changed with them).
+  const markdownOf = (resource: ResourceRow) => rebuildMarkdown(w, resource);
   if (contentHash === row.contentHash) {
     if (html) await gf.blobs.put(row.htmlPath, result.body);
     if (text) await gf.blobs.put(row.textPath, content.text);

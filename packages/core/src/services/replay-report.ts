@@ -85,7 +85,13 @@ export interface ReplayReport {
   catalog: string;
   version: number;
   layers: {
-    file?: { pages: FileReplayCounts; images: FileReplayCounts; failures: Array<{ url: string; reason: string }> };
+    file?: {
+      pages: FileReplayCounts;
+      images: FileReplayCounts;
+      failures: Array<{ url: string; reason: string }>;
+      /** Pages whose Markdown file (`<id>.md`) was missing and was written from their stored html and text. */
+      markdown?: number;
+    };
     index?: { written: number; failed: number };
     vector?: { written: number; failed: number; chunks: number };
   };
@@ -118,6 +124,7 @@ export function addReplayLayers(into: ReplayReport['layers'], from: ReplayReport
     const f = into.file;
     addCounts(f.pages, from.file.pages);
     addCounts(f.images, from.file.images);
+    if (from.file.markdown !== undefined) f.markdown = (f.markdown ?? 0) + from.file.markdown;
     for (const x of from.file.failures) if (f.failures.length < MAX_FAILURES_LISTED) f.failures.push(x);
   }
   if (from.index) {

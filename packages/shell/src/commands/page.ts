@@ -42,9 +42,8 @@ export const PAGE_COMMAND = defineCommand<PageOptions>({
     verboseOption(),
   ],
   details:
-    "The Markdown is the page's article converted when it was saved (source: html), a document's text (source:\n" +
-    "text), or made now from the stored html for a page saved before Markdown was kept ('replay --layers file'\n" +
-    'writes those files).',
+    "The Markdown is the page's .md file when `replay --layers file` wrote it, else made now from the stored\n" +
+    "html (source: html); a document's Markdown is its text (source: text).",
   examples: [
     'greenfinger page http://127.0.0.1:8084/library/json.html --markdown',
     'greenfinger page http://127.0.0.1:8084/library/json.html --catalog python --version 2 --json',

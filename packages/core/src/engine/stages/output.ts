@@ -27,7 +27,6 @@ export const output: Stage = {
         resource,
         html: result.body,
         text: page.content.text,
-        markdown: page.content.markdown,
         images,
       }),
     );
