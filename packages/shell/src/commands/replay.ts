@@ -181,7 +181,8 @@ function formatReplay(r: ReplayReport): string {
   if (f) {
     const c = (x: typeof f.pages) =>
       `${x.checked} checked, ${x.intact} intact, ${x.written} written, ${x.changed} changed, ${x.unreachable} unreachable`;
-    lines.push(`file: pages ${c(f.pages)}; pictures ${c(f.images)}`);
+    const markdown = f.markdown ? `; Markdown written for ${f.markdown} pages` : '';
+    lines.push(`file: pages ${c(f.pages)}; pictures ${c(f.images)}${markdown}`);
   }
   if (r.layers.index) lines.push(`index: ${r.layers.index.written} documents, ${r.layers.index.failed} failed`);
   if (r.layers.vector)
