@@ -106,7 +106,9 @@ describe('Markdown pages and greenfinger mcp over stdio', () => {
     for (const f of markdownFiles().slice(0, 5)) rmSync(join(pages, f));
     const second = cli(['replay', '--name', 'python', '--layers', 'file']);
     expect(second.status, second.stderr).toBe(0);
-    expect(second.stdout).toMatch(/\nfile: pages 20 checked, 20 intact, 0 written, [^\n]*; Markdown written for 5 pages\n/);
+    expect(second.stdout).toMatch(
+      /\nfile: pages 20 checked, 20 intact, 0 written, [^\n]*; Markdown written for 5 pages\n/,
+    );
     expect(markdownFiles()).toHaveLength(20);
   });
 
