@@ -17,10 +17,10 @@ const log = silentLogger();
 /**
  * What a whole crawl of each corpus gives (`--url <corpus>/`, the access log's text/html answers): the distinct pages
  * at least (a few of the handbook's are told apart by a query only some runs meet) and the pages saved. The handbook
- * (3,303 pages, 1,658 pictures) is crawled where shares, pictures, channels and the pages fetched twice after a
- * member's death are measured; the leader's death and a pause crawl the python docs (527 pages): what they judge (who
- * leads and when, what is published, what a resume fetches) does not grow with the site, and each costs half the
- * time. (On the python docs a follower's kill or freeze refetched 15–17 pages against a bound of 16 threads — one
+ * (3,303 pages, 1,658 pictures) is crawled where per-node files and pictures, a join and the pages fetched twice after
+ * a member's death or freeze are measured; the shared-PostgreSQL whole crawl, the leader's death and a pause crawl the
+ * python docs (527 pages): what they judge (one fetch per page, fair shares, who leads and when, what is published,
+ * what a resume fetches) does not grow with the site, and each costs a fraction of the time. (On the python docs a follower's kill or freeze refetched 15–17 pages against a bound of 16 threads — one
  * over once in five — where the handbook's stayed at 0–16: left on the handbook until that is understood.)
  */
 const WHOLE: Record<CorpusName, { pages: number; saved: number }> = {
@@ -213,11 +213,31 @@ async function savedSoFar(client: ClusterClient): Promise<number> {
   return (await client.status()).members.reduce((sum, m) => sum + (m.run?.saved ?? 0), 0);
 }
 
-describe.each<Records>(['shared PostgreSQL', 'per-node SQLite'])(
-  'three member processes crawl the handbook, %s',
-  (records) => {
+/**
+ * The whole-crawl cases: per-node SQLite on the handbook, where every member's files and pictures are compared (the
+ * blob channel's load); the shared PostgreSQL on the python docs (what it judges — one fetch per page, fair shares,
+ * one publish, the same answers on every member — does not grow with the site; the handbook took 69 s of crawl).
+ */
+const WHOLE_CRAWLS: Array<{ records: Records; corpus: CorpusName; pictures: number; queries: string[] }> = [
+  {
+    records: 'shared PostgreSQL',
+    corpus: 'python',
+    pictures: 0,
+    queries: ['json encoder', 'regular expression', 'thread pool', 'time zone', 'unit test'],
+  },
+  {
+    records: 'per-node SQLite',
+    corpus: 'handbook',
+    pictures: 1000,
+    queries: ['network configuration', 'apache virtual host', 'debian package', 'samba', 'firewall rules'],
+  },
+];
+
+describe.each(WHOLE_CRAWLS)(
+  'three member processes crawl the $corpus corpus, $records',
+  ({ records, corpus, pictures: leastPictures, queries }) => {
     it('every page fetched exactly once, each member a fair share, the merged report adds up, published once, the same top 10 everywhere', async () => {
-      const w = await setUp(records);
+      const w = await setUp(records, ['n1', 'n2', 'n3'], corpus);
       const streams = sampleStreams(w);
       const { code, report, stderr } = await crawl(w);
       const peaks = await streams.stop();
@@ -228,13 +248,13 @@ describe.each<Records>(['shared PostgreSQL', 'per-node SQLite'])(
       const pages = pageRequests(w);
       const counts = countsByPath(pages);
       expect([...counts].filter(([, n]) => n > 1)).toEqual([]);
-      expect(counts.size).toBeGreaterThanOrEqual(WHOLE.handbook.pages);
+      expect(counts.size).toBeGreaterThanOrEqual(WHOLE[corpus].pages);
       // Pictures too: each picture url is fetched by one member only (the run's picture registry).
       const pictures = countsByPath(
         w.corpus.accessLog().filter((l) => l.method === 'GET' && l.contentType.startsWith('image/')),
       );
       expect([...pictures].filter(([, n]) => n > 1)).toEqual([]);
-      expect(pictures.size).toBeGreaterThan(1000);
+      expect(pictures.size).toBeGreaterThan(leastPictures);
       const byAgent = new Map<string, number>();
       for (const l of pages) byAgent.set(l.userAgent, (byAgent.get(l.userAgent) ?? 0) + 1);
       for (const name of ['n1', 'n2', 'n3']) {
@@ -255,7 +275,6 @@ describe.each<Records>(['shared PostgreSQL', 'per-node SQLite'])(
       expect(w.heard.filter((m) => m.type === 'COMPLETED')).toHaveLength(1);
       // Search on each member's own data root: the same top 10 for five queries (the search channel filled every
       // member's embedded index with every page).
-      const queries = ['network configuration', 'apache virtual host', 'debian package', 'samba', 'firewall rules'];
       const tops: Record<string, string[][]> = {};
       for (const name of ['n1', 'n2', 'n3']) {
         const [top, versions] = await onMember(rootOf(w, name), async (gf) => [
