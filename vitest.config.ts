@@ -43,9 +43,8 @@ const clusterAlone = (readdirSync(clusterTests, { recursive: true }) as string[]
 /**
  * Files that run alone, after the others: several processes whose liveness is timed (cluster members renew a 3 s
  * heartbeat and a leader lease; a lease or stale time waited out), Chromium and process-tree counts, a terminal under
- * tmux, bounds of a few hundred milliseconds on a slow server or a signal, and a host's pace judged from answer times
- * measured by the client (host-pace). Beside another test file on 2 cores they would measure the neighbour, not
- * themselves.
+ * tmux, and bounds of a few hundred milliseconds on a slow server or a signal. Beside another test file on 2 cores
+ * they would measure the neighbour, not themselves.
  */
 const alone = [
   ...clusterAlone,
@@ -57,7 +56,6 @@ const alone = [
   'packages/core/test/integration/adaptive-rendering.test.ts',
   'packages/core/test/integration/hostile-site.test.ts',
   'packages/core/test/integration/hostile-slow-loris.test.ts',
-  'packages/core/test/integration/host-pace.test.ts',
   'packages/core/test/unit/politeness-pace.test.ts',
 ];
 

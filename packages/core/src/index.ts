@@ -67,25 +67,8 @@ export type {
 // Errors: one class, a closed set of codes, each with its HTTP status and exit code.
 export * from './error-table.js';
 export * from './errors.js';
-// The node's DNS cache, to pass as `components.dnsCache` (e.g. on a resolver of your own).
-export {
-  type DnsAddress,
-  DnsCache,
-  type DnsCacheOptions,
-  type DnsCacheStats,
-  type DnsResolver,
-} from './fetch/dns-cache.js';
 export type * from './fetch/extractor.js';
-export type {
-  HostAnswer,
-  PaceFeedback,
-  Pacer,
-  PatternRecord,
-  Release,
-  RenderMemory,
-  RenderObservation,
-  RenderPolicy,
-} from './fetch/index.js';
+export type { Pacer, PatternRecord, Release, RenderMemory, RenderObservation, RenderPolicy } from './fetch/index.js';
 export type * from './frontier/frontier.js';
 export { LevelFrontier, type LevelFrontierOptions, MemoryFrontier } from './frontier/index.js';
 export { ids, urlHash } from './ids.js';

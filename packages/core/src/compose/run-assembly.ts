@@ -15,7 +15,6 @@ import { hasRenderStats, type RenderMemoryStats } from '../fetch/adaptive-extrac
 import { decodeBody } from '../fetch/charset.js';
 import type { Extractor } from '../fetch/extractor.js';
 import { FileExtractor } from '../fetch/file-extractor.js';
-import { observedExtractor, type PaceFeedback } from '../fetch/host-pace.js';
 import { HostPoliteness, type Pacer } from '../fetch/politeness.js';
 import { textOf } from '../fetch/text-body.js';
 import { timedExtractor } from '../fetch/timed-extractor.js';
@@ -59,12 +58,7 @@ export interface RunFetchers {
  * A catalog of a folder (a `file:` url) reads files: a FileExtractor bounded by the catalog's folder, whatever
  * fetcher and extractor it names (there is nothing to render).
  */
-export function assembleFetchers(
-  f: ComponentFactory,
-  ctx: RunContext,
-  site?: SiteWatch,
-  pacer?: Pacer & Partial<PaceFeedback>,
-): RunFetchers {
+export function assembleFetchers(f: ComponentFactory, ctx: RunContext, site?: SiteWatch, pacer?: Pacer): RunFetchers {
   const s = ctx.catalog.settings;
   const files = isFileUrl(ctx.catalog.url);
   const connectionsPerOrigin = Math.max(s.hostConcurrency, 2);
@@ -85,13 +79,10 @@ export function assembleFetchers(
     : extractorRegistry.get(s.extractor)({ ...ctx, http: base, renderMemory: () => f.renderMemory(), pacer });
   // Every page request (each retry too) is timed into the node's fetch-latency histogram (MetricsService).
   const timings = fetchTimings(f);
-  const timed = timedExtractor(noRedirects(pages), (seconds) => timings.observe(ctx.catalog.name, seconds));
-  // Each attempt's answer tells the host's pace (429/503, Retry-After, answer times) before a retry waits.
-  const feedback: PaceFeedback = { observe: (host, answer) => pacer?.observe?.(host, answer) };
-  const page = files ? timed : observedExtractor(timed, feedback);
+  const page = timedExtractor(noRedirects(pages), (seconds) => timings.observe(ctx.catalog.name, seconds));
   return {
     page: withRetry(page, { retries: s.maxRetries, retryStatuses: [429, 500, 502, 503, 504] }),
-    image: withRetry(files ? base : observedExtractor(base, feedback), { retries: s.maxRetries }),
+    image: withRetry(base, { retries: s.maxRetries }),
     // Any type is read (a `sitemap.xml.gz` is a binary): gzipped files are inflated (textOf).
     text: async (url) => {
       const r = await base.fetch(url, { binary: true });
@@ -214,11 +205,8 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
   // One object the acceptors read at each check, so a running job's depth limit can change (JobService).
   const limits: RunLimits = { depth: s.depth };
   // A rendered page's own requests are spaced by the run's politeness, built below (it reads robots.txt first).
-  let politeness: (Politeness & Partial<Pacer & PaceFeedback>) | undefined;
-  const pacer: Pacer & PaceFeedback = {
-    pace: async (host, signal) => politeness?.pace?.(host, signal),
-    observe: (host, answer) => politeness?.observe?.(host, answer),
-  };
+  let politeness: (Politeness & Partial<Pacer>) | undefined;
+  const pacer: Pacer = { pace: async (host, signal) => politeness?.pace?.(host, signal) };
   const fetchers = assembleFetchers(f, ctx, site, pacer);
   const robotsFetch = async (url: string) => {
     try {
@@ -370,7 +358,7 @@ export function assemblePoliteness(
   f: ComponentFactory,
   ctx: RunContext,
   robots?: RobotsProvider,
-): Politeness & Partial<Pacer & PaceFeedback> {
+): Politeness & Partial<Pacer> {
   const crawlDelayMs = async (host: string) =>
     robots ? await robots.crawlDelayMs(`http://${host}/`).catch(() => undefined) : undefined;
   const createDefault = () => defaultPoliteness(ctx, crawlDelayMs);
@@ -380,7 +368,7 @@ export function assemblePoliteness(
 function defaultPoliteness(
   ctx: RunContext,
   crawlDelayMs: (host: string) => Promise<number | undefined>,
-): Politeness & Pacer & PaceFeedback {
+): Politeness & Pacer {
   const s = ctx.catalog.settings;
   // A folder's files are local: no interval, and as many reads at once as the catalog has threads.
   const politeness = isFileUrl(ctx.catalog.url)
@@ -394,7 +382,6 @@ function defaultPoliteness(
     },
     // The page's acquire above already read its host's Crawl-delay.
     pace: (host, signal) => politeness.pace(host, signal),
-    observe: (host, answer) => politeness.observe(host, answer),
   };
 }
 

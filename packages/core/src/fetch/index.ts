@@ -9,25 +9,10 @@ export {
   detectCharset,
 } from './charset.js';
 export { type ContentKind, contentKind, isMarkupType, isPageType, looksBinary } from './content-type.js';
-export {
-  type DnsAddress,
-  DnsCache,
-  type DnsCacheOptions,
-  type DnsCacheStats,
-  type DnsResolver,
-  systemResolver,
-} from './dns-cache.js';
 export type * from './extractor.js';
 export { FileExtractor, type FileExtractorOptions, fileEtag, MAX_FOLDER_ENTRIES } from './file-extractor.js';
 export { FileRenderMemory, type FileRenderMemoryOptions } from './file-render-memory.js';
 export { FILE_TYPES, FOLDER_TYPE, fileContentType, UNKNOWN_FILE_TYPE } from './file-types.js';
-export {
-  AdaptivePace,
-  type AdaptivePaceOptions,
-  type HostAnswer,
-  observedExtractor,
-  type PaceFeedback,
-} from './host-pace.js';
 export { HttpExtractor, type HttpExtractorOptions } from './http-extractor.js';
 export { HostPoliteness, type HostPolitenessOptions, type Pacer, type Release } from './politeness.js';
 export {

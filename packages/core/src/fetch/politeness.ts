@@ -1,19 +1,11 @@
 import { CrawlerError } from '../errors.js';
-import { AdaptivePace, type HostAnswer, type PaceFeedback } from './host-pace.js';
 
 /** Options of {@link HostPoliteness}. */
 export interface HostPolitenessOptions {
   /** Requests in flight to one host at most. @default 2 */
   maxPerHost?: number | undefined;
-  /** Minimum time between two request starts to one host: the token bucket's 1/rate. @default 1000 */
+  /** Minimum time between two request starts to one host. @default 1000 */
   minIntervalMs?: number | undefined;
-  /** Request starts one host may make at once after a quiet spell: the token bucket's size. @default 1 */
-  burst?: number | undefined;
-  /**
-   * How answers change a host's pace (429/503, Retry-After, slower answers); false keeps the setting whatever the
-   * host answers. @default a new AdaptivePace
-   */
-  pace?: AdaptivePace | false | undefined;
   /** Hosts remembered for crawl-delay overrides (oldest forgotten first). @default 10000 */
   maxCrawlDelayHosts?: number | undefined;
 }
@@ -50,18 +42,14 @@ interface HostState {
 }
 
 /**
- * Per-host politeness: at most `maxPerHost` requests in flight, and request starts drawn from a token bucket per host
- * (a generic cell rate check: one token per interval, at most `burst` kept), the interval being `minIntervalMs`, or
- * the host's robots.txt Crawl-delay when longer, or longer still while its answers ask for it (AdaptivePace: 429/503,
- * slower answers; a Retry-After pauses the host). With burst 1 that is a minimum interval between two starts.
- * Waiters are served FIFO by timers (unref'd, no busy waiting); idle hosts are forgotten, so memory follows the hosts
- * in use. `pace` spaces the requests made inside a slot already held (a rendered page's scripts and data) too.
+ * Per-host politeness: at most `maxPerHost` requests in flight and at least `minIntervalMs` (or the host's
+ * robots.txt crawl-delay, when longer) between two request starts. Waiters are served FIFO by timers
+ * (unref'd, no busy waiting); idle hosts are forgotten, so memory follows the hosts in use. `pace` spaces the
+ * requests made inside a slot already held (a rendered page's scripts and data) by the same interval.
  */
-export class HostPoliteness implements Pacer, PaceFeedback {
+export class HostPoliteness implements Pacer {
   private readonly maxPerHost: number;
   private readonly minIntervalMs: number;
-  private readonly burst: number;
-  private readonly adaptive: AdaptivePace | undefined;
   private readonly maxDelayHosts: number;
   private readonly hosts = new Map<string, HostState>();
   private readonly crawlDelays = new Map<string, number>();
@@ -72,10 +60,6 @@ export class HostPoliteness implements Pacer, PaceFeedback {
     this.maxPerHost = options.maxPerHost ?? 2;
     this.minIntervalMs = options.minIntervalMs ?? 1000;
     this.maxDelayHosts = options.maxCrawlDelayHosts ?? 10_000;
-    this.burst = options.burst ?? 1;
-    this.adaptive = options.pace === false ? undefined : (options.pace ?? new AdaptivePace());
-    if (!Number.isInteger(this.burst) || this.burst < 1)
-      throw new TypeError('HostPoliteness: burst must be an integer >= 1');
     if (!Number.isInteger(this.maxPerHost) || this.maxPerHost < 1) {
       throw new TypeError('HostPoliteness: maxPerHost must be an integer >= 1');
     }
@@ -93,26 +77,9 @@ export class HostPoliteness implements Pacer, PaceFeedback {
     }
   }
 
-  /** The interval of a host from the settings: `minIntervalMs`, or its Crawl-delay when longer. */
-  settingFor(host: string): number {
-    return Math.max(this.minIntervalMs, this.crawlDelays.get(host) ?? 0);
-  }
-
-  /** The interval applied to a host now (1 / its rate): the setting, or longer while its answers ask for it. */
+  /** The interval applied to a host. */
   intervalFor(host: string): number {
-    const base = this.settingFor(host);
-    return this.adaptive ? this.adaptive.intervalFor(host, base) : base;
-  }
-
-  /** Take one answer of `host` into account (see AdaptivePace); a Retry-After pauses every request to it. */
-  observe(host: string, answer: HostAnswer): void {
-    this.adaptive?.observe(host, answer, this.settingFor(host));
-  }
-
-  /** When the host may start its next request: its bucket has a token, and no Retry-After pause holds it. */
-  #readyAt(host: string, s: HostState): number {
-    const tolerance = (this.burst - 1) * this.intervalFor(host);
-    return Math.max(s.nextStart - tolerance, this.adaptive?.pausedUntil(host) ?? 0);
+    return Math.max(this.minIntervalMs, this.crawlDelays.get(host) ?? 0);
   }
 
   /** Wait for a slot on `host`; resolves to the function that gives it back. Rejects if `signal` aborts first. */
@@ -182,19 +149,17 @@ export class HostPoliteness implements Pacer, PaceFeedback {
   private pump(host: string, s: HostState): void {
     while (s.paced.length > 0 || (s.queue.length > 0 && s.inFlight < this.maxPerHost)) {
       const now = Date.now();
-      const ready = this.#readyAt(host, s);
-      if (now < ready) {
+      if (now < s.nextStart) {
         if (!s.timer) {
           s.timer = setTimeout(() => {
             s.timer = null;
             this.pump(host, s);
-          }, ready - now);
+          }, s.nextStart - now);
           s.timer.unref();
         }
         return;
       }
-      // The bucket's theoretical time of the next token: one interval after the later of now and the last one.
-      s.nextStart = Math.max(s.nextStart, now) + this.intervalFor(host);
+      s.nextStart = now + this.intervalFor(host);
       const paced = s.paced.shift();
       if (paced) {
         // Inside a slot already held: no slot of its own, nothing to give back.
