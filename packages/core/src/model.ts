@@ -58,6 +58,22 @@ export interface ResourceRow {
   textChars: number;
   linkDensity: number;
   fetchedAt: string;
+  /**
+   * The HTTP answer the page was saved from: status line and headers as they arrived (a WARC export writes them
+   * back as the real exchange). Absent on pages saved before it was kept (migration 0005) and on `file:` sources.
+   */
+  response?: StoredResponse | null | undefined;
+}
+
+/** A response's status line and headers, kept with its page (crawler_resource.response, JSON). */
+export interface StoredResponse {
+  /** `HTTP/1.1` (the client speaks HTTP/1.1 to every server). */
+  protocol: string;
+  status: number;
+  /** The reason phrase, e.g. `OK` (the standard one for the status: the client does not hand over the server's). */
+  reason: string;
+  /** Header names lower case, in the order they arrived; a repeated header (Set-Cookie) is one pair per value. */
+  headers: Array<[string, string]>;
 }
 
 export interface ImageRow {

@@ -5,6 +5,7 @@ import { assembleExtract, assembleFetchers, assemblePoliteness, openExtractPool 
 import { errorMessage } from '../errors.js';
 import type { Extractor } from '../fetch/extractor.js';
 import { isMarkupType } from '../fetch/http-extractor.js';
+import { storedResponseOf } from '../fetch/stored-response.js';
 import { sha256Hex } from '../ids.js';
 import type { Catalog, ImageRow, ResourceRow } from '../model.js';
 import { markdownPath } from '../outputs/page-markdown.js';
@@ -252,6 +253,7 @@ async function refetchPage(
     textChars: content.text.length,
     linkDensity: content.linkDensity,
     fetchedAt: new Date().toISOString(),
+    response: storedResponseOf(row.url, result),
   };
   await markdownOf(changed);
   await db.resources.saveResources([changed]);

@@ -46,6 +46,11 @@ export const CATALOG: TableSpec<Catalog> = {
 export const RESOURCE: TableSpec<ResourceRow> = {
   table: 'crawler_resource',
   conflict: ['id'],
+  // A page saved without its response (before migration 0005, or replayed) reads back without the key.
+  read: (row) => {
+    if (row.response == null) delete row.response;
+    return row;
+  },
   columns: [
     col('id', 'id'),
     col('catalog_id', 'catalogId'),
@@ -66,6 +71,7 @@ export const RESOURCE: TableSpec<ResourceRow> = {
     col('text_chars', 'textChars', 'int'),
     col('link_density', 'linkDensity', 'float'),
     col('fetched_at', 'fetchedAt', 'time'),
+    col('response', 'response', 'json'),
   ],
 };
 

@@ -299,6 +299,31 @@ export function describeRecordDatabaseContract(name: string, open: () => Promise
         expect(await db.resources.getResource(ids.resource(catalog.id, 9, row.urlHash))).toBeUndefined();
       });
 
+      it('keeps the response a page was saved from (status line, headers in order, repeats); none reads back absent', async () => {
+        const catalog = makeCatalog();
+        const response = {
+          protocol: 'HTTP/1.1',
+          status: 200,
+          reason: 'OK',
+          headers: [
+            ['content-type', 'text/html; charset=utf-8'],
+            ['set-cookie', 'a=1'],
+            ['set-cookie', 'b="2"; Path=/'],
+            ['x-note', 'ünïcode \\ "quoted"'],
+          ] as Array<[string, string]>,
+        };
+        const kept = makeResource(catalog.id, 1, '/kept', { response });
+        const none = makeResource(catalog.id, 1, '/none', { response: null });
+        await db.resources.saveResources([kept, none]);
+        expect(await db.resources.getResource(kept.id)).toEqual(kept);
+        const back = await db.resources.getResource(none.id);
+        expect(back).toBeDefined();
+        expect(back && 'response' in back).toBe(false);
+        const streamed = [];
+        for await (const batch of db.resources.iterateResources(catalog.id, 1)) streamed.push(...batch);
+        expect(streamed.find((r) => r.id === kept.id)?.response).toEqual(response);
+      });
+
       it('upserts: the same id replaces the row, also twice within one batch (last wins)', async () => {
         const catalog = makeCatalog();
         const first = makeResource(catalog.id, 1, '/x');

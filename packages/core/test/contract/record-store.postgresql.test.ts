@@ -68,6 +68,7 @@ describe.skipIf(skipPg)('PostgreSQL', () => {
         '0002_ledger_users',
         '0003_version_id_order',
         '0004_url_found_as',
+        '0005_resource_response',
       ]);
       expect(await a.migrate()).toEqual({ applied: [] });
       await a.close();

@@ -16,7 +16,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { describeRecordDatabaseContract, makeCatalog, makeResource } from './record-store.contract.js';
 
 /** The migrations in schema/, in order. */
-const MIGRATIONS = ['0001_init', '0002_ledger_users', '0003_version_id_order', '0004_url_found_as'];
+const MIGRATIONS = [
+  '0001_init',
+  '0002_ledger_users',
+  '0003_version_id_order',
+  '0004_url_found_as',
+  '0005_resource_response',
+];
 
 const root = mkdtempSync(join(tmpdir(), 'gf-sqlite-'));
 let n = 0;

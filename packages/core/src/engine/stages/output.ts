@@ -1,3 +1,4 @@
+import { storedResponseOf } from '../../fetch/stored-response.js';
 import { ids } from '../../ids.js';
 import { keys } from '../../layout.js';
 import type { ResourceRow } from '../../model.js';
@@ -73,5 +74,6 @@ export function resourceRow(page: PageInProgress, { deps: d }: Pick<PipelineCont
     textChars: content.text.length,
     linkDensity: content.linkDensity,
     fetchedAt: new Date().toISOString(),
+    response: storedResponseOf(result.finalUrl || entry.url, result),
   };
 }

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "crawler_resource" ADD COLUMN     "response" TEXT;
