@@ -31,6 +31,7 @@ export * from './outcomes.js';
 export * from './outputs/index.js';
 export * from './registry.js';
 export * from './runs/index.js';
+export * from './services/change-service.js';
 export * from './services/index.js';
 export type * from './storage/blob-store.js';
 export * from './storage/index.js';

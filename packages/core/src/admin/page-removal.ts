@@ -1,4 +1,5 @@
 import type { ContentDedupFilter, ExistingUrlPathFilter } from '../dedup/url-filter.js';
+import type { ChangeRecorder } from '../engine/change-recorder.js';
 import type { Catalog, ResourceRow } from '../model.js';
 import { Outcome } from '../outcomes.js';
 import type { LedgerRow } from '../storage/record-store.js';
@@ -19,6 +20,8 @@ export interface PageRemovalDeps {
   version: number;
   urlFilter: ExistingUrlPathFilter;
   contentDedup: ContentDedupFilter;
+  /** The run's change set: each page removed is a url removed. */
+  changes?: ChangeRecorder | undefined;
 }
 
 /**
@@ -60,6 +63,7 @@ export class PageRemoval {
       const db = await f.database();
       await db.ledger.record([orphanRow(resource, await db.ledger.get(resource.id), now)]);
     }
+    this.#d.changes?.removed(resource.url);
     this.#removed.push(resource.urlHash);
     this.#counts[cause]++;
     f.log.info({ catalogId: catalog.id, version, url: resource.url, cause }, 'page removed');

@@ -8,6 +8,7 @@ import { PageRemoval } from '../admin/page-removal.js';
 import type { ExtractedContent } from '../content/content-extractor.js';
 import { contentExtractorRegistry, isBuiltInContentExtractor } from '../content/content-extractors.js';
 import { ExtractPool } from '../content/extract-pool.js';
+import { ChangeRecorder } from '../engine/change-recorder.js';
 import { type CrawlCoordinator, LocalCrawlCoordinator } from '../engine/crawl-coordinator.js';
 import type { CrawlEngineDeps, Politeness } from '../engine/crawl-engine.js';
 import { InflightStore } from '../engine/inflight-store.js';
@@ -171,6 +172,8 @@ export interface CrawlParts {
   storage: StorageWatch;
   /** Removes the pages the site no longer has (gone when revisited, orphans deleted), and counts them. */
   removal: PageRemoval;
+  /** The run's change set (added, changed, removed urls), fed by the output stage and the page removal. */
+  changes: ChangeRecorder;
   /** What the render memory did this run (the adaptive extractor); undefined for another extractor. */
   renderStats(): RenderMemoryStats | undefined;
 }
@@ -233,7 +236,8 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
   const documents = assembleDocuments(f, catalog);
   politeness = assemblePoliteness(f, ctx, robots);
   const inflight = new InflightStore(join(f.layout.system, 'inflight', catalog.id, `v${version}`));
-  const removal = new PageRemoval({ stores: f, catalog, version, urlFilter, contentDedup });
+  const changes = new ChangeRecorder();
+  const removal = new PageRemoval({ stores: f, catalog, version, urlFilter, contentDedup, changes });
   const deps: CrawlEngineDeps = {
     catalog,
     version,
@@ -277,6 +281,7 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
       : undefined,
     // A held page that answers 404/410 when revisited leaves every layer, as an orphan deleted at the session's end.
     onGone: (previous) => removal.remove(previous, 'gone'),
+    changes,
   };
   return {
     frontier,
@@ -289,6 +294,7 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
     site,
     storage,
     removal,
+    changes,
     renderStats: () => fetchers.renderStats(),
     closeWork: async (drained) => {
       await fetchers.close();

@@ -30,6 +30,13 @@ export { TextDocumentParser, type TextFlavour, textFlavour } from './documents/t
 export { type ExtractCallOptions, ExtractPool, type ExtractPoolOptions } from './extract-pool.js';
 export { contentFromScan, HtmlContentExtractor, type HtmlContentExtractorOptions } from './html-content-extractor.js';
 export {
+  type ArticleOptions,
+  articleHtml,
+  articleMarkdown,
+  htmlToMarkdown,
+  MARKDOWN_MAX_HTML_CHARS,
+} from './html-markdown.js';
+export {
   type BlockNode,
   largestSrcsetCandidate,
   type PageScan,
@@ -39,3 +46,11 @@ export {
   weightedLength,
 } from './html-scan.js';
 export { ReadabilityContentExtractor } from './readability-extractor.js';
+export { shortTextDiff } from './text-diff.js';
+export {
+  compareText,
+  normalizedChecksum,
+  normalizeVolatile,
+  ONLY_VOLATILE,
+  type TextChange,
+} from './volatile-text.js';

@@ -10,7 +10,7 @@ import { StageClock } from './stage-clock.js';
 /** The readers a dry run shares with a crawl: everything the stages read, none of what they write. */
 export type DryReaders = Omit<
   PipelineDeps,
-  'urlFilter' | 'inflight' | 'outputs' | 'contentDedup' | 'onReplace' | 'onGone' | 'consumers' | 'events'
+  'urlFilter' | 'inflight' | 'outputs' | 'contentDedup' | 'onReplace' | 'onGone' | 'changes' | 'consumers' | 'events'
 > &
   Pick<CrawlEngineDeps, 'acceptors' | 'normalize'> & { readonly contentDedup: ContentDedupFilter };
 

@@ -10,6 +10,7 @@ import type { Catalog, CrawlAction, ResourceRow } from '../model.js';
 import type { CompositeOutputChannel } from '../outputs/composite-output-channel.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { ResourceRecordStore, UrlLedgerStore } from '../storage/record-store.js';
+import type { ChangeRecorder } from './change-recorder.js';
 import type { CrawlCoordinator } from './crawl-coordinator.js';
 import type { DocumentConsumer } from './flow/consumers.js';
 import type { CrawlEvents } from './flow/crawl-events.js';
@@ -108,6 +109,8 @@ export interface CrawlEngineDeps {
    * its REJECTED_NOTFOUND is committed: the composition point removes it from every layer (services/page-removal.ts).
    */
   onGone?: ((resource: ResourceRow) => Promise<void>) | undefined;
+  /** Told of every page saved (added or changed) and removed by the run: its change set (change-recorder.ts). */
+  changes?: ChangeRecorder | undefined;
   /**
    * The session's end (services/orphans.ts): told when the frontier drained with nothing in flight and no stop asked
    * — never after an early stop. It may queue urls again, which this run then handles (see SessionEnd).

@@ -1,3 +1,4 @@
+export * from './change-recorder.js';
 export * from './counters.js';
 export * from './crawl-coordinator.js';
 export * from './crawl-engine.js';

@@ -89,6 +89,7 @@ export type PipelineDeps = Pick<
   | 'contentDedup'
   | 'onReplace'
   | 'onGone'
+  | 'changes'
   | 'blobs'
   | 'consumers'
   | 'events'
@@ -121,6 +122,8 @@ export class PageInProgress {
   previous: ResourceRow | undefined;
   resourceId = '';
   textHash = '';
+  /** A revisited page whose article changed: a short diff of its text against the text the version held. */
+  textDiff: string | undefined;
   /** The content dedup recorded this page's text under its id (undone if the page fails). */
   textRecorded = false;
   /** The page holds a place under the page limit (given back if it fails). */

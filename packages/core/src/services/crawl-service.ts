@@ -15,6 +15,7 @@ import type { Catalog, RunReport } from '../model.js';
 import type { CrawlProgress, CrawlRequest, CrawlVerb } from '../runs/crawl-runner.js';
 import type { RunHandle, RunInfo } from '../runs/run-registry.js';
 import type { CatalogRef, CatalogService } from './catalog-service.js';
+import { ChangeService } from './change-service.js';
 import { OrphanStep } from './orphans.js';
 import { servedPages, siteWithheld, unrank, withheldPublish } from './publish-decision.js';
 import { noteEnding, noteVectorsLeft } from './report-notes.js';
@@ -36,10 +37,12 @@ export class CrawlService {
   readonly #f: ComponentFactory;
   readonly #catalogs: () => Promise<CatalogService>;
   readonly #engines = new Map<string, CrawlEngine>();
+  readonly #changes: ChangeService;
 
   constructor(factory: ComponentFactory, catalogs: () => Promise<CatalogService>) {
     this.#f = factory;
     this.#catalogs = catalogs;
+    this.#changes = new ChangeService(factory, catalogs);
   }
 
   /** Catalogs crawling in this process now, with their engines (live counters). */
@@ -222,7 +225,34 @@ export class CrawlService {
       };
     }
     if (early.wordsPublished && !result.published && state) noteVectorsLeft(report, version, state);
-    return this.#record(catalog, version, action, result, report);
+    // A rebuild is compared with the version served before it, while that one is surely kept (before the publish).
+    const rebuilt = action === 'rebuild' && catalog.searchVersion >= 0 && catalog.searchVersion !== version;
+    const changes =
+      result.published && rebuilt ? await this.#between(catalog, catalog.searchVersion, version) : undefined;
+    const recorded = await this.#record(catalog, version, action, result, report);
+    if (result.published && recorded.path !== undefined) {
+      await this.#changes
+        .record({
+          catalogId: catalog.id,
+          version,
+          action,
+          at: report.endedAt,
+          ...(changes ?? parts.changes.changeSet()),
+          ...(changes ? { comparedWith: catalog.searchVersion } : {}),
+        })
+        .catch((err: unknown) => f.log.warn({ err, catalogId: catalog.id, version }, 'the change log was not written'));
+    }
+    return recorded;
+  }
+
+  /** A rebuild's change set; undefined (the run's own set is recorded) when the comparison fails. */
+  async #between(catalog: Catalog, from: number, to: number) {
+    try {
+      return await this.#changes.between(catalog, from, to);
+    } catch (err) {
+      this.#f.log.warn({ err, catalogId: catalog.id, from, to }, 'the versions could not be compared');
+      return undefined;
+    }
   }
 
   /**

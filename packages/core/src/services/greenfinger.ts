@@ -16,6 +16,7 @@ import type { RecordDatabase } from '../storage/record-store.js';
 import type { VectorStore, VectorStoreFamily } from '../vector/vector-store.js';
 import type { SharedThread } from '../worker-entry.js';
 import { type CatalogRef, CatalogService } from './catalog-service.js';
+import { ChangeService } from './change-service.js';
 import { CrawlService } from './crawl-service.js';
 import { JobService } from './job-service.js';
 import { LedgerService } from './ledger-service.js';
@@ -51,6 +52,8 @@ export class Greenfinger {
   readonly crawler: CrawlService;
   readonly search: SearchService;
   readonly versions: VersionService;
+  /** The change log: what each publishing run changed, and two kept versions compared (docs/freshness.md). */
+  readonly changes: ChangeService;
   readonly replay: ReplayService;
   /** Every url's fate per version: why, lists by state, delete one url's page. */
   readonly ledger: LedgerService;
@@ -74,6 +77,7 @@ export class Greenfinger {
     this.crawler = new CrawlService(this.factory, catalogs);
     this.search = new SearchService(this.factory);
     this.versions = new VersionService(this.factory, catalogs);
+    this.changes = new ChangeService(this.factory, catalogs);
     this.replay = new ReplayService(this.factory, catalogs);
     this.ledger = new LedgerService(this.factory, catalogs, () => this.crawler.running());
     this.pages = new PageService(this.factory, catalogs, this.ledger);

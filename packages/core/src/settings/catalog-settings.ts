@@ -206,6 +206,12 @@ export const catalogSettingsSchema = z.strictObject({
   canonical: z.boolean().default(true),
   /** On an incremental run (`merge`), skip pages whose sitemap `lastmod`/`changefreq` says they are not due. @default true */
   recrawlSitemap: z.boolean().default(true),
+  /**
+   * The near-duplicate threshold of change detection (docs/freshness.md): a revisited page whose text, without its
+   * volatile parts (dates, times, counters, tokens), has a simhash within this many bits (of 64) of the text held is
+   * unchanged. 0: only an identical normalised text is unchanged. @default 0
+   */
+  changeDistance: z.number().int().min(0).max(64).default(0),
   /** Minimum recrawl frequencies of an incremental run (see RecrawlFrequency). @default [] */
   recrawlFrequencies: z.array(recrawlFrequencySchema).default(() => []),
   /** Queue the links found inside documents (a PDF's link annotations, a Word file's hyperlinks). @default true */

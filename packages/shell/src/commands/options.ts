@@ -72,6 +72,7 @@ export interface SettingsOptions {
   headPass?: boolean;
   canonical?: boolean;
   recrawlSitemap?: boolean;
+  changeDistance?: number;
   postImportLinks?: boolean;
   metadataFilters?: unknown[];
   documentFilters?: unknown[];
@@ -211,6 +212,12 @@ export const SETTINGS_OPTIONS: OptionSpec[] = [
     description: 'merge skips pages whose sitemap lastmod/changefreq says not due (default)',
   },
   { flags: '--no-recrawl-sitemap', description: 'merge revisits every page, whatever the sitemap says' },
+  {
+    flags: '--change-distance <bits>',
+    description:
+      'merge: a page whose text without dates, counters and tokens is within these simhash bits is unchanged (default 0)',
+    parse: intArg('--change-distance', 0),
+  },
   { flags: '--post-import-links', description: "queue the links inside documents (a PDF's links) (default)" },
   { flags: '--no-post-import-links', description: 'do not follow the links inside documents' },
   {
@@ -281,6 +288,7 @@ export function settingsOf(o: SettingsOptions): Partial<CatalogSettings> {
     headPass: o.headPass,
     canonical: o.canonical,
     recrawlSitemap: o.recrawlSitemap,
+    changeDistance: o.changeDistance,
     postImportLinks: o.postImportLinks,
     metadataFilters: o.metadataFilters as CatalogSettings['metadataFilters'] | undefined,
     documentFilters: o.documentFilters as CatalogSettings['documentFilters'] | undefined,
