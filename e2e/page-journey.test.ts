@@ -254,6 +254,13 @@ describe('the page, in a browser', () => {
     await page.getByRole('link', { name: /^Stored copy and why: json/ }).click();
     await page.getByRole('button', { name: 'Stored text' }).click();
     await contains(page.getByLabel('Stored text'), 'json.dumps');
+    await page.getByRole('button', { name: 'Markdown', exact: true }).click();
+    await contains(page.getByLabel('Markdown'), /^---\ntitle: "json[^\n]*\n[\s\S]*\n---\n[\s\S]*json\.dumps/);
+    const [download] = await Promise.all([
+      page.waitForEvent('download', WAIT),
+      page.getByRole('button', { name: 'Download Markdown' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('json.md');
     await page.getByRole('button', { name: 'Stored html (rendered, sandboxed)' }).click();
     await expect.poll(() => page.locator('iframe.stored').getAttribute('sandbox'), POLL).toBe('');
     await screen('url-stored');

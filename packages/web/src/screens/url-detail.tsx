@@ -3,7 +3,25 @@ import { get, getBlob, qs } from '../api';
 import type { ApiAnswers } from '../api-types.gen';
 import { ErrorLine, href, Loading, message, ScreenTitle, TableBox, useLoad, when } from '../ui';
 
-type Shown = { kind: 'text' | 'html'; body: string } | { kind: 'frame'; src: string } | null;
+type Shown = { kind: 'text' | 'html' | 'markdown'; body: string } | { kind: 'frame'; src: string } | null;
+
+/** The stored file each button reads: the frame shows the html. */
+const FILE_OF = { text: 'text', html: 'html', frame: 'html', markdown: 'markdown' } as const;
+
+/** What the page says while each is fetched, and the label of the box that shows it. */
+const LABEL_OF = { text: 'Stored text', html: 'Stored html source', markdown: 'Markdown' } as const;
+
+/** A file name for the downloaded Markdown: the url's last path part, else its host. */
+function markdownName(url: string): string {
+  const u = new URL(url);
+  const last =
+    u.pathname
+      .split('/')
+      .filter(Boolean)
+      .pop()
+      ?.replace(/\.[a-z0-9]+$/i, '') ?? '';
+  return `${(last || u.hostname).replace(/[^\w.-]+/g, '-')}.md`;
+}
 
 /** One url: why it ended as it did, its trail, and (when saved) the stored text and html. */
 export function UrlDetail({ urlId }: { urlId: string }) {
@@ -14,11 +32,11 @@ export function UrlDetail({ urlId }: { urlId: string }) {
 
   useEffect(() => () => (shown?.kind === 'frame' ? URL.revokeObjectURL(shown.src) : undefined), [shown]);
 
-  const show = async (kind: 'text' | 'html' | 'frame') => {
+  const show = async (kind: 'text' | 'html' | 'frame' | 'markdown') => {
     setError('');
-    setBusy(kind === 'text' ? 'Fetching the stored text' : 'Fetching the stored html');
+    setBusy(`Fetching the stored ${FILE_OF[kind] === 'markdown' ? 'Markdown' : FILE_OF[kind]}`);
     try {
-      const blob = await getBlob(`/v2/resource/${urlId}/${kind === 'text' ? 'text' : 'html'}`);
+      const blob = await getBlob(`/v2/resource/${urlId}/${FILE_OF[kind]}`);
       if (kind === 'frame') {
         // An opaque origin with no scripts: the stored page cannot reach the page or the token.
         setShown({ kind, src: URL.createObjectURL(new Blob([blob], { type: 'text/html' })) });
@@ -27,6 +45,21 @@ export function UrlDetail({ urlId }: { urlId: string }) {
       setError(`Could not fetch it: ${message(err)}`);
     }
     setBusy('');
+  };
+
+  /** The page's Markdown saved as a file (the API answers it with the token; a plain link could not send it). */
+  const download = async (url: string) => {
+    setError('');
+    try {
+      const blob = await getBlob(`/v2/resource/${urlId}/markdown`);
+      const a = document.createElement('a');
+      a.href = URL.createObjectURL(new Blob([blob], { type: 'text/markdown' }));
+      a.download = markdownName(url);
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(a.href), 60_000);
+    } catch (err) {
+      setError(`Could not fetch it: ${message(err)}`);
+    }
   };
 
   if (row.error) {
@@ -137,11 +170,17 @@ export function UrlDetail({ urlId }: { urlId: string }) {
             <button type="button" class="secondary" onClick={() => show('frame')}>
               Stored html (rendered, sandboxed)
             </button>
+            <button type="button" class="secondary" onClick={() => show('markdown')}>
+              Markdown
+            </button>
+            <button type="button" class="secondary" onClick={() => download(u.url)}>
+              Download Markdown
+            </button>
           </div>
           {busy ? <Loading what={busy} /> : null}
           <ErrorLine error={error} />
           {shown && shown.kind !== 'frame' ? (
-            <TableBox label={shown.kind === 'text' ? 'Stored text' : 'Stored html source'}>
+            <TableBox label={LABEL_OF[shown.kind]}>
               <pre class="stored">{shown.body}</pre>
             </TableBox>
           ) : null}
