@@ -89,7 +89,8 @@ export function collapseLedgerRows(rows: readonly LedgerRow[]): LedgerRow[] {
     if (!held) byId.set(row.id, row);
     else if (ledgerReplaces(held, row)) {
       const foundAs = ledgerFoundAs(held, row);
-      byId.set(row.id, foundAs === row.foundAs ? row : { ...row, foundAs });
+      const priority = row.priority ?? held.priority ?? null;
+      byId.set(row.id, foundAs === row.foundAs && priority === row.priority ? row : { ...row, foundAs, priority });
     }
   }
   return [...byId.values()];
@@ -112,7 +113,8 @@ export function ledgerReplaceCondition(t = '"crawler_url"'): string {
 
 /**
  * The SET list of the ledger's `ON CONFLICT (id) DO UPDATE`: every column from the row offered, but `found_as`,
- * which follows {@link ledgerFoundAs} (the same text for SQLite and PostgreSQL).
+ * which follows {@link ledgerFoundAs}, and `priority`, which a row without one leaves as held (the same text for
+ * SQLite and PostgreSQL).
  */
 export function ledgerUpdateSet(t = '"crawler_url"'): string {
   const keep = `${t}."state" IN (${list(ON_THE_WAY)}) AND ${t}."found_as" IS NOT NULL`;
@@ -121,9 +123,18 @@ export function ledgerUpdateSet(t = '"crawler_url"'): string {
     .map((c) =>
       c.column === 'found_as'
         ? `"found_as" = CASE WHEN ${keep} THEN ${t}."found_as" ELSE excluded."found_as" END`
-        : `"${c.column}" = excluded."${c.column}"`,
+        : c.column === 'priority'
+          ? `"priority" = COALESCE(excluded."priority", ${t}."priority")`
+          : `"${c.column}" = excluded."${c.column}"`,
     )
     .join(', ');
+}
+
+/** A row read back: a url without a priority has none (the column's null is left out). */
+export function withoutNullPriority(row: LedgerRow): LedgerRow {
+  if (row.priority != null) return row;
+  const { priority: _none, ...rest } = row;
+  return rest;
 }
 
 /** @default 100 */

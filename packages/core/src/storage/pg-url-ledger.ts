@@ -4,6 +4,7 @@ import {
   ledgerPage,
   ledgerReplaceCondition,
   ledgerUpdateSet,
+  withoutNullPriority,
   zeroCounts,
 } from './ledger-rules.js';
 import type { PgAccess } from './pg-access.js';
@@ -45,7 +46,7 @@ export function pgUrlLedger(access: PgAccess): UrlLedgerStore {
     },
     get: async (id: string) => {
       const record = (await access.query('read crawler_url', `${SELECT} WHERE id = $1`, [id])).rows[0];
-      return record ? rowFromDb(URL_LEDGER, record) : undefined;
+      return record ? withoutNullPriority(rowFromDb(URL_LEDGER, record)) : undefined;
     },
     list: async (query: LedgerQuery) => {
       const { where, params } = ledgerFilter(
@@ -64,7 +65,7 @@ export function pgUrlLedger(access: PgAccess): UrlLedgerStore {
         ]),
       ]);
       return {
-        items: items.rows.map((r) => rowFromDb(URL_LEDGER, r)),
+        items: items.rows.map((r) => withoutNullPriority(rowFromDb(URL_LEDGER, r))),
         total: Number(total.rows[0]?.n ?? 0),
       };
     },

@@ -152,6 +152,7 @@ export const URL_LEDGER: TableSpec<LedgerRow> = {
     col('updated_at', 'updatedAt', 'time'),
     col('redirects', 'redirects', 'json'),
     col('found_as', 'foundAs'),
+    col('priority', 'priority', 'json'),
   ],
 };
 

@@ -82,10 +82,26 @@ export interface LedgerRow {
    * the url was found in its normal form.
    */
   foundAs: string | null;
+  /**
+   * The url's priority when it was queued (frontier/prioritizer.ts): its score, its front queue and the parts the
+   * score was weighed from. Null (or absent) for a url queued first (a start url, a redirect target), refused, or
+   * queued before priorities were recorded; a row written without one keeps the one held.
+   */
+  priority?: LedgerPriority | null | undefined;
   /** ISO time of the fetch; null when no request was made. */
   fetchedAt: string | null;
   /** ISO time this row was written. */
   updatedAt: string;
+}
+
+/** A url's priority as the ledger keeps it (the prioritizer's `UrlPriority`). */
+export interface LedgerPriority {
+  /** 0 (last) to 1 (first): the weighted mean of the parts. */
+  score: number;
+  /** The front queue it went to: 0 is the highest of the frontier's priority queues. */
+  queue: number;
+  /** Each part from 0 to 1, by name (depth, type, freshness, quality, sitemap). */
+  parts: Record<string, number>;
 }
 
 export interface LedgerQuery {

@@ -4,6 +4,7 @@ import {
   ledgerPage,
   ledgerReplaceCondition,
   ledgerUpdateSet,
+  withoutNullPriority,
   zeroCounts,
 } from './ledger-rules.js';
 import { columnList, rowFromDb, rowToDb, URL_LEDGER } from './record-columns.js';
@@ -21,7 +22,7 @@ const UPSERT =
 /** The url ledger on the SQLite record database: one prepared upsert per row, a batch in one transaction. */
 export function sqliteUrlLedger(access: SqliteAccess): UrlLedgerStore {
   const { db, run, stmt } = access;
-  const read = (record: Row): LedgerRow => rowFromDb(URL_LEDGER, record);
+  const read = (record: Row): LedgerRow => withoutNullPriority(rowFromDb(URL_LEDGER, record));
   const recordAll = db.transaction((rows: readonly LedgerRow[]) => {
     const upsert = stmt(UPSERT);
     for (const row of rows) upsert.run(rowToDb(URL_LEDGER, row, true));

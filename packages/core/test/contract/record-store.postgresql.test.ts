@@ -69,6 +69,7 @@ describe.skipIf(skipPg)('PostgreSQL', () => {
         '0003_version_id_order',
         '0004_url_found_as',
         '0005_resource_response',
+        '0006_url_priority',
       ]);
       expect(await a.migrate()).toEqual({ applied: [] });
       await a.close();

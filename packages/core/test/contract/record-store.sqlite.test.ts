@@ -22,6 +22,7 @@ const MIGRATIONS = [
   '0003_version_id_order',
   '0004_url_found_as',
   '0005_resource_response',
+  '0006_url_priority',
 ];
 
 const root = mkdtempSync(join(tmpdir(), 'gf-sqlite-'));

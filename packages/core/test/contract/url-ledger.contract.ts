@@ -128,6 +128,27 @@ export function describeUrlLedgerContract(name: string, open: () => Promise<Reco
       expect((await db.ledger.get(normal.id))?.foundAs).toBeNull();
     });
 
+    it('keeps the priority a url was queued with when a later row carries none', async () => {
+      const c = ids.catalog();
+      const url = 'https://example.test/library/json.html';
+      const priority = {
+        score: 0.75,
+        queue: 2,
+        parts: { depth: 0.5, type: 1, freshness: 0.5, quality: 0.8, sitemap: 1 },
+      };
+      const queued = ledgerRow(c, 0, url, 'queued', { priority });
+      await db.ledger.record([queued]);
+      expect((await db.ledger.get(queued.id))?.priority).toEqual(priority);
+      await db.ledger.record([ledgerRow(c, 0, url, 'done')]);
+      expect((await db.ledger.get(queued.id))?.priority).toEqual(priority);
+      const other = 'https://example.test/library/os.html';
+      await db.ledger.record([ledgerRow(c, 0, other, 'queued', { priority }), ledgerRow(c, 0, other, 'done')]);
+      expect((await db.ledger.get(ids.resource(c, 0, urlHash(other))))?.priority).toEqual(priority);
+      const none = ledgerRow(c, 0, 'https://example.test/', 'done');
+      await db.ledger.record([none]);
+      expect(await db.ledger.get(none.id)).not.toHaveProperty('priority');
+    });
+
     it('nothing but deleted replaces a deleted row', async () => {
       const c = ids.catalog();
       const url = 'https://example.test/gone';

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "crawler_url" ADD COLUMN "priority" TEXT;
