@@ -153,6 +153,12 @@ describe('bad input at the command line', () => {
       expect(lines(r.stderr)[0], args.join(' ')).toMatch(line);
     }
     expect(filesOf(join(data, 'user'))).toEqual(stored);
+    // A malformed url is refused before anything is made on disk: no data root for it.
+    const never = join(tmp.path, 'never-made');
+    const refused = await cli(['crawl', '--url', 'http//nohost', '--data', never]);
+    expect(refused.code).toBe(2);
+    expect(lines(refused.stderr)).toHaveLength(1);
+    expect(existsSync(never)).toBe(false);
   });
 
   it('a garbled frontier (random bytes over its LevelDB log after kill -9) is refused, naming the store; nothing is lost', async () => {

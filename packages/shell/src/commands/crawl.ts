@@ -7,6 +7,7 @@ import {
   type Greenfinger,
   type Job,
   loadSettings,
+  parseUserUrl,
   probeDataRoot,
   type RunReport,
   silentLogger,
@@ -235,7 +236,10 @@ async function runCrawl(action: CrawlVerb, opts: CrawlOptions, ctx: CommandConte
       if (opts.nodes) members = await localMembers(cluster, opts, io);
       runner = clusterCrawlRunner(cluster);
     } else {
-      // Before the log file or any store: a data root that is read-only, full or a file fails here, in one line.
+      // Before the log file or any store: a malformed url, or a data root that is read-only, full or a file, fails
+      // here in one line, and nothing is created on disk for it.
+      if (opts.url) parseUserUrl(opts.url, '--url');
+      for (const u of opts.startUrl ?? []) parseUserUrl(u, '--start-url');
       probeDataRoot(opts.data ?? envDataStore());
       gf = await ctx.gf(true);
       runner = gf.factory.crawlRunner(gf.crawler);
