@@ -55,6 +55,15 @@ export class ClusterContentDedup implements ContentDedupFilter {
     return this.#local.checkAndRecord(catalogId, version, text, resourceId);
   }
 
+  async check(catalogId: string, version: number, text: string): Promise<string | undefined> {
+    const fp = this.#local.fingerprint(text);
+    if (fp.length === 64) {
+      const holder = await this.#redis.hget(this.#key(catalogId, version), fp);
+      if (holder) return holder;
+    }
+    return this.#local.check(catalogId, version, text);
+  }
+
   async forget(catalogId: string, version: number, text: string): Promise<void> {
     const fp = this.#local.fingerprint(text);
     if (fp.length === 64) await this.#redis.hdel(this.#key(catalogId, version), fp);

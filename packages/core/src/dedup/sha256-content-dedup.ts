@@ -33,6 +33,10 @@ export class Sha256ContentDedup implements ContentDedupFilter {
     return recordExact(this.#store, catalogId, version, this.fingerprint(text), resourceId);
   }
 
+  check(catalogId: string, version: number, text: string): Promise<string | undefined> {
+    return lookupExact(this.#store, catalogId, version, this.fingerprint(text));
+  }
+
   async forget(catalogId: string, version: number, text: string): Promise<void> {
     await forgetExact(this.#store, catalogId, version, this.fingerprint(text));
   }
@@ -70,6 +74,21 @@ export async function recordExact(
       store.added(catalogId, version, [fingerprint]);
       return undefined;
     }),
+  );
+}
+
+/** The resource holding an exact fingerprint, read without a lock and without recording anything. */
+export async function lookupExact(
+  store: LevelContentStore,
+  catalogId: string,
+  version: number,
+  fingerprint: string,
+): Promise<string | undefined> {
+  store.check();
+  if (!(await store.mightHold(catalogId, version, fingerprint))) return undefined;
+  return store.step(
+    'looking a fingerprint up',
+    async () => (await store.db.get(`${versionPrefix(catalogId, version)}x:${fingerprint}`)) ?? undefined,
   );
 }
 

@@ -2,7 +2,7 @@ import { ConfigError } from '../errors.js';
 import { prefixEnd } from '../frontier/open-level.js';
 import { sha256Hex } from '../ids.js';
 import { LevelContentStore, normalizeWhitespace, versionPrefix } from './level-content-store.js';
-import { forgetExact, recordExact } from './sha256-content-dedup.js';
+import { forgetExact, lookupExact, recordExact } from './sha256-content-dedup.js';
 import { hammingDistance, simhash64 } from './simhash.js';
 import type { ContentDedupFilter } from './url-filter.js';
 
@@ -80,6 +80,25 @@ export class SimhashContentDedup implements ContentDedupFilter {
         return undefined;
       }),
     );
+  }
+
+  /** The first holder within the distance, recording nothing. */
+  async check(catalogId: string, version: number, text: string): Promise<string | undefined> {
+    const store = this.#store;
+    const fp = this.fingerprint(text);
+    if (fp.length !== 16) return lookupExact(store, catalogId, version, fp);
+    store.check();
+    const bands = bandPrefixes(catalogId, version, fp);
+    const bandKeys = bands.map((band) => band.slice(versionPrefix(catalogId, version).length, -1));
+    return store.step('looking a fingerprint up', async () => {
+      for (const [i, band] of bands.entries()) {
+        if (!(await store.mightHold(catalogId, version, bandKeys[i] as string))) continue;
+        for await (const [key, holder] of store.db.iterator({ gte: band, lt: prefixEnd(band) })) {
+          if (hammingDistance(key.slice(band.length), fp) <= this.maxDistance) return holder;
+        }
+      }
+      return undefined;
+    });
   }
 
   async forget(catalogId: string, version: number, text: string): Promise<void> {

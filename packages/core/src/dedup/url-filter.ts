@@ -28,6 +28,11 @@ export interface ContentDedupFilter {
    * or undefined when it is new (and now recorded under resourceId).
    */
   checkAndRecord(catalogId: string, version: number, text: string, resourceId: string): Promise<string | undefined>;
+  /**
+   * The resource id that already holds this content (or near-same content, for simhash), recording nothing: what
+   * checkAndRecord would answer, for a judge that must leave no trace (`test-url`).
+   */
+  check(catalogId: string, version: number, text: string): Promise<string | undefined>;
   /** Forget one resource's fingerprint (a refreshed page whose content changed). */
   forget(catalogId: string, version: number, text: string): Promise<void>;
   clearVersion(catalogId: string, version: number): Promise<void>;

@@ -25,7 +25,7 @@ export interface DryWrites {
  * writes nothing. The url is judged as the first visit of it in the version — its own record is set aside, the
  * version's other pages are not (content dedup compares with them) — with no write-ahead log, no committer, no
  * ledger or frontier writes, no consumers or events, no picture fetched, nothing published; the output channels
- * record what they are given. Content dedup checks under a probe id, and takes back what the probe recorded.
+ * record what they are given. Content dedup only looks up (`ContentDedupFilter.check`): it records nothing.
  */
 export function dryPipeline(readers: DryReaders, log: Logger): { ctx: PipelineContext; writes: DryWrites } {
   const writes: DryWrites = { page: undefined };
@@ -66,22 +66,16 @@ const FIRST_VISIT: ExistingUrlPathFilter = {
   close: async () => undefined,
 };
 
-/** The resource id a dry check records under, and takes back: never a page's. */
-const PROBE = 'test-url:dry-run';
-
 /**
- * Content dedup that answers as the crawl's does without keeping a trace: the check records under a probe id, so a
- * page the version holds still answers with its own id, and a fingerprint the probe recorded is forgotten at once.
+ * Content dedup that answers as the crawl's does without keeping a trace: its check-and-record only checks, so a
+ * crawl of the same version at that moment never sees the dry run's page.
  */
 function checkOnly(dedup: ContentDedupFilter): ContentDedupFilter {
   return {
     kind: dedup.kind,
     fingerprint: (text) => dedup.fingerprint(text),
-    checkAndRecord: async (catalogId, version, text) => {
-      const holder = await dedup.checkAndRecord(catalogId, version, text, PROBE);
-      if (holder === undefined) await dedup.forget(catalogId, version, text);
-      return holder;
-    },
+    checkAndRecord: (catalogId, version, text) => dedup.check(catalogId, version, text),
+    check: (catalogId, version, text) => dedup.check(catalogId, version, text),
     forget: async () => undefined,
     clearVersion: async () => undefined,
     close: async () => undefined,

@@ -114,6 +114,21 @@ describe('content dedup', () => {
     await rm(root, { recursive: true, force: true });
   });
 
+  describe.each(['sha256', 'simhash'] as const)('check (%s)', (kind) => {
+    it('answers what checkAndRecord would, and records nothing', async () => {
+      const dedup = await make(kind);
+      const long = text(7, 2000);
+      for (const body of ['short text', long]) {
+        expect(await dedup.check(CAT, 1, body)).toBeUndefined();
+        // Nothing was recorded by the check: the first to record it is still "new".
+        expect(await dedup.checkAndRecord(CAT, 1, body, 'r1')).toBeUndefined();
+        expect(await dedup.check(CAT, 1, body)).toBe('r1');
+        expect(await dedup.check(CAT, 2, body)).toBeUndefined();
+      }
+      if (kind === 'simhash') expect(await dedup.check(CAT, 1, edit(long, 7, 3))).toBe('r1');
+    });
+  });
+
   describe('sha256', () => {
     it('finds the same text, whitespace aside, and names the resource holding it', async () => {
       const dedup = await make('sha256');
