@@ -75,25 +75,37 @@ function converter(): TurndownService {
   return service;
 }
 
+/** What {@link articleHtml} keeps of a page. */
+export interface ArticleOptions {
+  /**
+   * `true`: the page's main element (its `role="main"`, `<main>`, `<article>`, or the body) without the site's chrome
+   * (navigation, asides, footers, forms); `false`: the whole body, without scripts, styles and templates only.
+   * @default true
+   */
+  mainContent?: boolean | undefined;
+}
+
+/** What never belongs to a page read whole: what a reader never sees. */
+const INVISIBLE = 'script, style, noscript, template';
+
 /**
- * The article of an html page as Markdown: the page's main element (its `role="main"`, `<main>`, `<article>`, or
- * the body) without navigation, scripts and forms; headings, lists, tables, code blocks and links kept, every link
- * and picture made absolute against the page's url; undefined for an article longer than
- * {@link MARKDOWN_MAX_HTML_CHARS}. Pure: safe on a worker thread.
+ * The article of an html page as html: its main element (see {@link ArticleOptions}), the chrome removed, every link
+ * and picture made absolute against the page's url (or its `<base>`); undefined when the page has no text or the
+ * result is longer than {@link MARKDOWN_MAX_HTML_CHARS}. Pure: safe on a worker thread.
  */
-export function htmlToMarkdown(html: string, pageUrl: string): string | undefined {
+export function articleHtml(html: string, pageUrl: string, options: ArticleOptions = {}): string | undefined {
   // A page five times the longest article is not parsed at all (its parse alone costs a second).
   if (html.length > 5 * MARKDOWN_MAX_HTML_CHARS) return undefined;
-  const turndown = converter();
+  converter();
   const { document } = (parseHTML as typeof ParseHTML)(html) as unknown as { document: LinkedDocument };
   const base = baseOf(document, pageUrl);
   let root: LinkedElement | null = null;
-  for (const selector of ARTICLE_ROOTS) {
+  for (const selector of options.mainContent === false ? ['body'] : ARTICLE_ROOTS) {
     root = document.querySelector(selector);
     if (root && (root.textContent ?? '').trim().length > 0) break;
   }
   if (!root) return undefined;
-  for (const el of Array.from(root.querySelectorAll(CHROME))) el.remove();
+  for (const el of Array.from(root.querySelectorAll(options.mainContent === false ? INVISIBLE : CHROME))) el.remove();
   // A GFM table cell is one line: paragraphs and blocks inside cells (Sphinx writes <td><p>…</p></td>) are unwrapped.
   for (const el of Array.from(root.querySelectorAll(CELL_BLOCKS))) el.replaceWith(...Array.from(el.childNodes), ' ');
   for (const [selector, attribute] of URL_ATTRIBUTES) {
@@ -105,8 +117,21 @@ export function htmlToMarkdown(html: string, pageUrl: string): string | undefine
     }
   }
   const article = root.outerHTML;
-  if (article.length > MARKDOWN_MAX_HTML_CHARS) return undefined;
-  return turndown
+  return article.length > MARKDOWN_MAX_HTML_CHARS ? undefined : article;
+}
+
+/**
+ * The article of an html page as Markdown: {@link articleHtml} converted, headings, lists, tables, code blocks and
+ * links kept; undefined for an article longer than {@link MARKDOWN_MAX_HTML_CHARS}. Pure: safe on a worker thread.
+ */
+export function htmlToMarkdown(html: string, pageUrl: string, options: ArticleOptions = {}): string | undefined {
+  const article = articleHtml(html, pageUrl, options);
+  return article === undefined ? undefined : articleMarkdown(article);
+}
+
+/** Html already cleaned by {@link articleHtml}, as Markdown. */
+export function articleMarkdown(article: string): string {
+  return converter()
     .turndown(article)
     .replace(/\n{3,}/g, '\n\n')
     .trim();

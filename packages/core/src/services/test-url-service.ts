@@ -14,6 +14,7 @@ import {
 import { dryPipeline } from '../engine/dry-run.js';
 import { NEXT, type PageInProgress, type Stage, type StageVerdict } from '../engine/page.js';
 import { DOCUMENT_PIPELINE, handlePage } from '../engine/page-pipeline.js';
+import { decodeBody } from '../fetch/charset.js';
 import { ids, urlHash } from '../ids.js';
 import type { Catalog } from '../model.js';
 import { Outcome } from '../outcomes.js';
@@ -31,6 +32,25 @@ export interface TestUrlRequest {
   catalog?: CatalogRef | undefined;
   /** Lines of article text to return. @default 8 */
   textLines?: number | undefined;
+  /** Also return what was fetched and extracted, whole ({@link TestUrlPage}): the Firecrawl-compatible scrape. */
+  keepPage?: boolean | undefined;
+}
+
+/** What a dry run fetched and extracted of a url, whole (`keepPage`). */
+export interface TestUrlPage {
+  /** The answer's body, decoded ('' when nothing was fetched). */
+  body: string;
+  contentType: string;
+  /** The headers the answer came with. */
+  headers: Record<string, string>;
+  /** Empty when the page was not extracted. */
+  description: string;
+  lang: string;
+  canonical: string | null;
+  /** Every link of the page, absolute, in page order (the links stage's input, before any acceptor). */
+  links: string[];
+  /** The pictures' urls. */
+  images: string[];
 }
 
 /** Every stage's verdict on one url, and what the page holds: nothing is stored, queued or counted. */
@@ -51,6 +71,8 @@ export interface TestUrlReport {
   textChars: number;
   pictures: Array<{ url: string; alt: string; source: string }>;
   links: TestLink[];
+  /** With `keepPage`: the page whole. */
+  page?: TestUrlPage | undefined;
 }
 
 /**
@@ -151,6 +173,7 @@ export class TestUrlService {
         report.why = completion.why;
       } else if (end !== NEXT) report.outcome = 'ABANDONED';
       if (last) this.#fill(report, last, req.textLines ?? 8);
+      if (last && req.keepPage) report.page = pageOf(last);
       return report;
     } finally {
       await fetchers.close().catch(() => undefined);
@@ -204,6 +227,22 @@ export class TestUrlService {
       why: `no catalog holds the url: a new one for ${origin}, as crawl --url would make it (not stored)`,
     };
   }
+}
+
+/** The page whole, as far as the pipeline got. */
+function pageOf(page: PageInProgress): TestUrlPage {
+  const r = page.fetched ? page.result : undefined;
+  const c = page.extracted ? page.content : undefined;
+  return {
+    body: r ? (r.text ?? decodeBody(r.body, r.contentType).text) : '',
+    contentType: r?.contentType ?? '',
+    headers: r ? { ...r.headers } : {},
+    description: c?.description ?? '',
+    lang: c?.lang ?? '',
+    canonical: c?.canonical ?? null,
+    links: c ? [...new Set(c.links.map((l) => l.url))] : [],
+    images: c ? [...new Set((c.images ?? []).map((i) => i.url))] : [],
+  };
 }
 
 function inScope(catalog: Catalog, url: string): boolean {
