@@ -114,9 +114,41 @@ describe('GET /v2/search: hybrid by default with vectors, words without; detail 
     expect(hybrid.mode).toBe('hybrid');
   });
 
+  it('answers pictures one per picture, as mode=pictures and /v2/search/images, and gives pages their pictures', async () => {
+    const viaMode = await search('q=cherry%20tomatoes%20vine&catalog=garden&mode=pictures');
+    const r = await f.call({
+      method: 'GET',
+      url: '/v2/search/images?q=cherry%20tomatoes%20vine&catalog=garden',
+      as: 'support',
+    });
+    expect(r.statusCode, r.body.slice(0, 300)).toBe(200);
+    const images = r.json().data as Page;
+    for (const answer of [viaMode, images]) {
+      expect(answer.mode).toBe('pictures');
+      const pics = answer.results as unknown as Array<Hit & { pictureUrl: string; pages: Array<{ url: string }> }>;
+      const urls = pics.map((h) => new URL(h.pictureUrl).pathname);
+      expect(urls[0]).toBe('/images/photo-a.png');
+      expect(new Set(urls).size).toBe(urls.length);
+      expect(pics[0]).toMatchObject({ width: 200, height: 150, file: expect.stringMatching(/\.png$/) });
+      // One picture on two pages is one result that names both.
+      expect(pics[0]?.pages.map((p) => new URL(p.url).pathname).sort()).toEqual(['/article-1.html', '/article-2.html']);
+    }
+    for (const mode of ['words', 'meaning', 'hybrid']) {
+      const pages = (await search(`q=cherry%20tomatoes&catalog=garden&mode=${mode}`)).results as unknown as Array<
+        Hit & { pictures: Array<{ id: string; url: string }> }
+      >;
+      const article = pages.find((h) => path(h) === '/article-1.html');
+      expect(
+        article?.pictures.map((p) => new URL(p.url).pathname),
+        mode,
+      ).toContain('/images/photo-a.png');
+      for (const h of pages) expect(new Set(h.pictures.map((p) => p.id)).size, mode).toBe(h.pictures.length);
+    }
+  });
+
   it('refuses a bad mode, preferDetailPages or offset with one 400 naming the field', async () => {
     for (const [query, field] of [
-      ['q=x&mode=pictures', /mode/],
+      ['q=x&mode=sound', /mode/],
       ['q=x&preferDetailPages=maybe', /preferDetailPages/],
       ['q=x&mode=hybrid&cursor=1001', /offset 1001|cursor/],
       ['q=x&mode=hybrid&cursor=two', /cursor/],

@@ -3,6 +3,7 @@ import {
   type EmbeddingNotice,
   type EmbeddingProgress,
   orphansLine,
+  type PictureSearchHit,
   type RunReport,
   type SearchResponse,
 } from '@greenfinger/core/internal';
@@ -131,12 +132,22 @@ export function formatResults(r: SearchResponse): string {
   if (r.results.length === 0) return `no results (${r.mode})\n${notice}`;
   const lines = r.results.map((h, i) => {
     const hl = h.highlights[0] ? `\n     ${strip(h.highlights[0]).replace(/\s+/g, ' ').slice(0, 200)}` : '';
-    return `${String(i + 1).padStart(3)}. ${h.title}\n     ${h.url}  [${h.catalog} v${h.version}, score ${h.score.toFixed(3)}]${hl}`;
+    const pic = h as Partial<PictureSearchHit>;
+    const pages = Array.isArray(pic.pages) ? picturePages(pic.pages, pic.pageCount) : '';
+    return `${String(i + 1).padStart(3)}. ${h.title}\n     ${h.url}  [${h.catalog} v${h.version}, score ${h.score.toFixed(3)}]${hl}${pages}`;
   });
   lines.push(
     `${r.mode}: ${r.results.length} of ${n(r.total)} in ${r.elapsedMs} ms${r.nextCursor ? ` — next page: --cursor ${r.nextCursor}` : ''}`,
   );
   return `${lines.join('\n')}\n${notice}`;
+}
+
+/** The pages that show a picture of a pictures result: the first one, and how many more. */
+function picturePages(pages: Array<{ url: string; title: string }>, count: unknown): string {
+  const first = pages[0];
+  if (!first) return '';
+  const more = (typeof count === 'number' ? count : pages.length) - 1;
+  return `\n     on ${first.url}${first.title ? ` (${first.title})` : ''}${more > 0 ? ` and ${more} more` : ''}`;
 }
 
 const FIXES: Array<[RegExp, string]> = [

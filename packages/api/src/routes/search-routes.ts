@@ -45,6 +45,19 @@ const querystring = {
   },
 } as const;
 
+/** The pictures route's query: no mode (it is pictures), no detail-pages switch (pictures have no link density). */
+const imagesQuerystring = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    q: querystring.properties.q,
+    catalog: querystring.properties.catalog,
+    size: querystring.properties.size,
+    cursor: querystring.properties.cursor,
+    offset: { ...querystring.properties.offset, description: 'results to skip (instead of cursor)' },
+  },
+} as const;
+
 /** Search in every mode the search service offers, in one envelope, with cursor or offset paging. */
 export function searchRoutes(app: FastifyInstance, ctx: ApiContext): void {
   const run = async (query: SearchQuery, mode: SearchMode | 'auto') => {
@@ -76,12 +89,25 @@ export function searchRoutes(app: FastifyInstance, ctx: ApiContext): void {
     '/v2/search',
     {
       schema: {
-        summary: 'Search by words, meaning or both (hybrid, the default with vectors); a blank q lists what was kept',
+        summary:
+          'Search by words, meaning, both (hybrid, the default with vectors) or pictures; a blank q lists what was kept',
         tags: ['search'],
         querystring,
       },
     },
     async (req) => run(req.query, req.query.mode ?? 'auto'),
+  );
+  app.get<{ Querystring: SearchQuery }>(
+    '/v2/search/images',
+    {
+      schema: {
+        summary:
+          'Search pictures (the same as mode=pictures): one result per kept picture, with pictureUrl, file, width, height, caption and the pages that show it',
+        tags: ['search'],
+        querystring: imagesQuerystring,
+      },
+    },
+    async (req) => run(req.query, 'pictures'),
   );
   app.get<{ Querystring: SearchQuery }>(
     '/v2/search/semantic',

@@ -26,7 +26,7 @@ function escapeHtml(s: string): string {
 }
 
 /** HTML-escapes a snippet and turns the match markers into <em>…</em>. */
-function toHighlight(snippet: string): string | null {
+export function toHighlight(snippet: string): string | null {
   if (!snippet.includes(OPEN)) return null;
   return escapeHtml(unsegmentCjk(snippet)).replaceAll(OPEN, '<em>').replaceAll(CLOSE, '</em>');
 }

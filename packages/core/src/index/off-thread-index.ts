@@ -2,7 +2,16 @@ import { StageError } from '../errors.js';
 import { SharedThread, startWorker, ThreadChannel } from '../worker-entry.js';
 import type { SqliteFtsIndexOptions } from './fts-options.js';
 import type { IndexWriterOp, IndexWriterReply } from './index-writer-protocol.js';
-import type { FtsOptimizeStats, IndexStats, SearchIndex, WordsQuery, WordsResult } from './search-index.js';
+import type {
+  FtsOptimizeStats,
+  IndexImage,
+  IndexStats,
+  PictureQuery,
+  PictureResult,
+  SearchIndex,
+  WordsQuery,
+  WordsResult,
+} from './search-index.js';
 
 /**
  * A SearchIndex whose upserts run on a worker thread with its own connection to the same index files (SQLite in
@@ -60,6 +69,16 @@ export class OffThreadIndex implements SearchIndex {
 
   search(query: WordsQuery): Promise<WordsResult> {
     return this.#reader.search(query);
+  }
+
+  searchPictures(query: PictureQuery): Promise<PictureResult> {
+    if (!this.#reader.searchPictures) return Promise.resolve({ results: [], total: 0 });
+    return this.#reader.searchPictures(query);
+  }
+
+  picturesOfPages(pages: Array<{ catalogId: string; id: string }>): Promise<Map<string, IndexImage[]>> {
+    if (!this.#reader.picturesOfPages) return Promise.resolve(new Map());
+    return this.#reader.picturesOfPages(pages);
   }
 
   /** The reader's: both connections see the same files. */

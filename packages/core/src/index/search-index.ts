@@ -14,9 +14,75 @@ export interface IndexDocument {
   imageText: string;
   htmlPath: string;
   textPath: string;
-  images: Array<{ id: string; path: string; url: string; alt: string }>;
+  images: IndexImage[];
   linkDensity: number;
   fetchedAt: string;
+}
+
+/**
+ * A kept picture of a page as its index document carries it. The index also keeps one picture record per picture
+ * (keyed by `ids.imagePoint`) built from these, for pictures search: `caption`, `width` and `height` feed it.
+ */
+export interface IndexImage {
+  /** The image id (`ids.image`): one per picture content in a version. */
+  id: string;
+  /** The stored file, under the data root's `user/`. */
+  path: string;
+  /** The picture's own url. */
+  url: string;
+  alt: string;
+  /** The `<figure>` caption, else the text of the block the picture sits in (~300 characters). */
+  caption?: string | undefined;
+  width?: number | null | undefined;
+  height?: number | null | undefined;
+}
+
+/** A pictures search: the picture records of the versions in scope, ranked by their words. */
+export interface PictureQuery {
+  q: string;
+  scopes: Array<{ catalogId: string; version: number }>;
+  size: number;
+  /** Results to skip (at most 1,000). @default 0 */
+  offset?: number | undefined;
+}
+
+/** A page that shows a picture. */
+export interface PicturePage {
+  /** The page's resource id. */
+  id: string;
+  url: string;
+  title: string;
+}
+
+/** One picture found: what the picture record holds, with the passage that matched. */
+export interface PictureHit {
+  /** The picture record's id, `ids.imagePoint(catalog, version, imageId)`. */
+  id: string;
+  imageId: string;
+  catalogId: string;
+  catalogName: string;
+  version: number;
+  /** The picture's own url. */
+  pictureUrl: string;
+  /** The stored file, under the data root's `user/`. */
+  file: string;
+  width: number | null;
+  height: number | null;
+  alt: string;
+  /** The caption or surrounding text of the picture, as first seen. */
+  caption: string;
+  /** The record's text that matched, with the matches in <em>…</em> (HTML-escaped). */
+  highlights: string[];
+  score: number;
+  /** The pages that show it (the first 100), and how many there are. */
+  pages: PicturePage[];
+  pageCount: number;
+}
+
+export interface PictureResult {
+  results: PictureHit[];
+  /** Pictures that hold any of the words, in scope. */
+  total: number;
 }
 
 export interface WordsQuery {
@@ -142,6 +208,16 @@ export interface SearchIndex {
   /** Remove the whole index of a catalog (purge). */
   purge(catalogId: string): Promise<void>;
   search(query: WordsQuery): Promise<WordsResult>;
+  /**
+   * Pictures search over the picture records of the versions in scope, one hit per picture; a family without
+   * picture records omits it (pictures mode then says so).
+   */
+  searchPictures?(query: PictureQuery): Promise<PictureResult>;
+  /**
+   * The pictures of pages, read from their index documents (a meaning hit's page has none in its vector payload):
+   * by resource id, deduplicated by image id. Pages the index does not hold are left out.
+   */
+  picturesOfPages?(pages: Array<{ catalogId: string; id: string }>): Promise<Map<string, IndexImage[]>>;
   /** Documents per catalog and version, and bytes on disk when the family can say. */
   stats(): Promise<IndexStats>;
   /**

@@ -10,6 +10,7 @@ import { ftsExtensionProblem } from './fts-extension.js';
 import { clean } from './fts-highlights.js';
 import type { SqliteFtsIndexOptions } from './fts-options.js';
 import { buildPairs, dropPairs } from './fts-pairs.js';
+import { deletePicturesOfVersion, rankPictures, removePageFromPictures, upsertPictures } from './fts-pictures.js';
 import { toFtsQuery } from './fts-query.js';
 import { type CatalogIndex, openCatalogIndex, scopeToken } from './fts-schema.js';
 import { type CatalogScope, type FtsSearchSettings, type SearchPlan, scopeOf, searchCatalogs } from './fts-search.js';
@@ -19,7 +20,11 @@ import type {
   FtsOptimizeStats,
   IndexCatalogStats,
   IndexDocument,
+  IndexImage,
   IndexStats,
+  PictureHit,
+  PictureQuery,
+  PictureResult,
   SearchIndex,
   WordsQuery,
   WordsResult,
@@ -131,6 +136,7 @@ export class SqliteFtsIndex implements SearchIndex {
             fetched_at: d.fetchedAt,
           });
         }
+        upsertPictures(cat.db, catalogId, list);
       })();
     }
   }
@@ -141,6 +147,7 @@ export class SqliteFtsIndex implements SearchIndex {
     return cat.db.transaction(() => {
       cat.stmts.deleteChampions.run(version);
       cat.stmts.deleteBuild.run(version);
+      deletePicturesOfVersion(cat.db, version);
       return cat.stmts.deleteVersion.run(version).changes;
     })();
   }
@@ -152,7 +159,11 @@ export class SqliteFtsIndex implements SearchIndex {
       ? 'SELECT count(*) AS n FROM docs WHERE id = ? AND version = ?'
       : 'DELETE FROM docs WHERE id = ? AND version = ?';
     const stmt = cat.db.prepare(sql);
-    return dryRun ? (stmt.get(resourceId, version) as { n: number }).n : stmt.run(resourceId, version).changes;
+    if (dryRun) return (stmt.get(resourceId, version) as { n: number }).n;
+    return cat.db.transaction(() => {
+      removePageFromPictures(cat.db, version, resourceId);
+      return stmt.run(resourceId, version).changes;
+    })();
   }
 
   async countVersion(catalogId: string, version: number): Promise<number> {
@@ -259,6 +270,54 @@ export class SqliteFtsIndex implements SearchIndex {
     });
   }
 
+  /**
+   * Pictures search: each catalog's picture records in scope holding any of the words, ranked by bm25 over alt
+   * text (×6), file name words (×4), captions (×2) and the titles of the pages that show it (×1); merged by score,
+   * ties by id, paged by offset (at most 1,000). A blank query lists the pictures, those on the most pages first.
+   */
+  async searchPictures(query: PictureQuery): Promise<PictureResult> {
+    const size = Math.min(Math.max(Math.trunc(query.size), 0), MAX_PAGE);
+    const offset = Math.min(Math.max(Math.trunc(query.offset ?? 0), 0), MAX_PAGE);
+    const fts = toFtsQuery(query.q);
+    // Any of the words, ranked by bm25 (a picture's words are few: requiring all of them misses most questions).
+    // A query of no word at all lists the pictures; one blank of words but not of characters finds nothing.
+    const match = fts.any ?? fts.all;
+    if (!match && query.q.trim() !== '') return { results: [], total: 0 };
+    const versionsOf = new Map<string, Set<number>>();
+    for (const s of query.scopes) {
+      const set = versionsOf.get(s.catalogId) ?? new Set<number>();
+      set.add(s.version);
+      versionsOf.set(s.catalogId, set);
+    }
+    const hits: PictureHit[] = [];
+    let total = 0;
+    for (const [catalogId, versions] of versionsOf) {
+      const cat = this.#catalog(catalogId, false);
+      if (!cat) continue;
+      const r = rankPictures(cat, match, [...versions], offset + size);
+      hits.push(...r.hits);
+      total += r.total;
+    }
+    hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return { results: hits.slice(offset, offset + size), total };
+  }
+
+  /** The pictures of pages, from their documents' `images`, deduplicated by image id. */
+  async picturesOfPages(pages: Array<{ catalogId: string; id: string }>): Promise<Map<string, IndexImage[]>> {
+    const out = new Map<string, IndexImage[]>();
+    const byCatalog = new Map<string, string[]>();
+    for (const p of pages) byCatalog.set(p.catalogId, [...(byCatalog.get(p.catalogId) ?? []), p.id]);
+    for (const [catalogId, idList] of byCatalog) {
+      const cat = this.#catalog(catalogId, false);
+      if (!cat) continue;
+      const rows = cat.db
+        .prepare(`SELECT id, images FROM docs WHERE id IN (SELECT value FROM json_each(?))`)
+        .all(JSON.stringify(idList)) as Array<{ id: string; images: string }>;
+      for (const r of rows) out.set(r.id, uniquePictures(JSON.parse(r.images) as IndexImage[]));
+    }
+    return out;
+  }
+
   /** Documents per catalog and version, and the bytes of each catalog's files (database, WAL and shared memory). */
   async stats(): Promise<IndexStats> {
     const catalogs: IndexCatalogStats[] = [];
@@ -326,6 +385,12 @@ export class SqliteFtsIndex implements SearchIndex {
     if (cat) this.#open.set(catalogId, cat);
     return cat;
   }
+}
+
+/** Pictures deduplicated by image id, first kept. */
+export function uniquePictures(images: readonly IndexImage[]): IndexImage[] {
+  const seen = new Set<string>();
+  return images.filter((i) => !seen.has(i.id) && Boolean(seen.add(i.id)));
 }
 
 function positiveInt(n: number, name: string): number {

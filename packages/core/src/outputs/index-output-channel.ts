@@ -18,7 +18,15 @@ export function toIndexDocument(page: CrawledPage): IndexDocument {
       .join('\n'),
     htmlPath: resource.htmlPath,
     textPath: resource.textPath,
-    images: page.images.map((i) => ({ id: i.row.id, path: i.row.path, url: i.row.url, alt: i.alt })),
+    images: page.images.map((i) => ({
+      id: i.row.id,
+      path: i.row.path,
+      url: i.row.url,
+      alt: i.alt,
+      caption: i.surroundingText,
+      width: i.row.width,
+      height: i.row.height,
+    })),
     linkDensity: resource.linkDensity,
     fetchedAt: resource.fetchedAt,
   };

@@ -5,6 +5,7 @@ export * from './job-service.js';
 export * from './ledger-service.js';
 export * from './metrics-service.js';
 export * from './orphans.js';
+export type { PagePicture, PictureFields } from './picture-search.js';
 export * from './replay-service.js';
 export * from './search-pool.js';
 export * from './search-service.js';

@@ -4,14 +4,19 @@ import type { ComponentFactory } from '../compose/component-factory.js';
 import { CrawlerError } from '../errors.js';
 import { meaningVersionOf, type PublishedCatalog } from '../index/catalog-registry.js';
 import type { WordsHit } from '../index/search-index.js';
+import { uniquePictures } from '../index/sqlite-fts-index.js';
 import { MAX_MEANING_OFFSET, type MeaningHit, VectorSearcher } from '../vector/vector-searcher.js';
 import { fuseRanks, fusionDepth } from './hybrid-search.js';
+import { findPictures, type PagePicture, type PictureFields, pictureTitle } from './picture-search.js';
 
-/** words: the full-text index; meaning: the text vectors; hybrid: both, fused by rank (hybrid-search.ts). */
-export type SearchMode = 'words' | 'meaning' | 'hybrid';
+/**
+ * words: the full-text index; meaning: the text vectors; hybrid: both, fused by rank (hybrid-search.ts);
+ * pictures: the picture records, one result per picture (picture-search.ts).
+ */
+export type SearchMode = 'words' | 'meaning' | 'hybrid' | 'pictures';
 
 /** Every search mode, in the order front ends offer them. */
-export const SEARCH_MODES: readonly SearchMode[] = ['hybrid', 'words', 'meaning'];
+export const SEARCH_MODES: readonly SearchMode[] = ['hybrid', 'words', 'meaning', 'pictures'];
 
 export interface SearchRequest {
   q: string;
@@ -40,7 +45,12 @@ export interface SearchHit {
   score: number;
   highlights: string[];
   textPath: string;
+  /** The page's pictures, deduplicated by image id (pages modes; a blank query's listing has none). */
+  pictures?: PagePicture[] | undefined;
 }
+
+/** A result of pictures mode: one picture (title: its alt text; url: the picture's own url). */
+export type PictureSearchHit = SearchHit & PictureFields;
 
 /** A meaning search that read vectors still being written: it answered from the pages embedded so far. */
 export interface EmbeddingNotice {
@@ -201,16 +211,73 @@ export class SearchService {
       });
     }
     const asked = req.mode ?? 'words';
-    if (req.q.trim() === '')
+    if (req.q.trim() === '' && asked !== 'pictures')
       return this.#kept(published, size, req.cursor, started, asked === 'auto' ? 'words' : asked);
     const mode = asked === 'auto' ? await this.defaultMode(published) : asked;
+    if (mode === 'pictures') {
+      return { ...(await this.#pictures(req, published, size)), elapsedMs: Math.round(performance.now() - started) };
+    }
     const answer =
       mode === 'words'
         ? await this.#words(req, published, size)
         : mode === 'meaning'
           ? await this.#meaning(req, published, size)
           : await this.#hybrid(req, published, size);
+    await this.#addPictures(answer.results);
     return { ...answer, elapsedMs: Math.round(performance.now() - started) };
+  }
+
+  /** One result per picture, ranked over the picture records of the versions in scope; paged by offset. */
+  async #pictures(
+    req: SearchRequest,
+    published: Array<PublishedCatalog & { version: number }>,
+    size: number,
+  ): Promise<Omit<SearchResponse, 'elapsedMs'>> {
+    const offset = offsetOf(req.cursor, 'pictures');
+    const r = await findPictures(this.#gf.index(), req.q, published, size, offset);
+    const names = namesOf(published);
+    const results: PictureSearchHit[] = r.hits.map((h) => ({
+      id: h.id,
+      title: pictureTitle(h),
+      url: h.pictureUrl,
+      catalog: names.get(h.catalogId) ?? h.catalogName,
+      catalogId: h.catalogId,
+      version: h.version,
+      score: h.score,
+      highlights: h.highlights,
+      textPath: '',
+      pictureUrl: h.pictureUrl,
+      file: h.file,
+      width: h.width,
+      height: h.height,
+      alt: h.alt,
+      caption: h.caption,
+      imageId: h.imageId,
+      pages: h.pages,
+      pageCount: h.pageCount,
+    }));
+    const next = offset + results.length;
+    return {
+      mode: 'pictures',
+      results,
+      total: r.total,
+      nextCursor: next < r.total && next <= MAX_MEANING_OFFSET ? String(next) : null,
+      ...(r.supported ? {} : { note: `the index "${this.#gf.index().name}" keeps no picture records to search` }),
+    };
+  }
+
+  /**
+   * Gives each page result its pictures, deduplicated by image id: a words hit carries them from its index
+   * document, a meaning hit (whose vector holds none) gets them from the index documents of its page.
+   */
+  async #addPictures(results: SearchHit[]): Promise<void> {
+    const missing = results.filter((r) => r.pictures === undefined);
+    if (missing.length === 0) return;
+    const index = this.#gf.index();
+    const found = index.picturesOfPages
+      ? await index.picturesOfPages(missing.map((r) => ({ catalogId: r.catalogId, id: r.id })))
+      : new Map<string, PagePicture[]>();
+    for (const r of missing) r.pictures = found.get(r.id) ?? [];
   }
 
   async #words(
@@ -228,7 +295,7 @@ export class SearchService {
     const names = namesOf(published);
     return {
       mode: 'words',
-      results: r.results.map((h) => hit(h, h.id, h.highlights, names)),
+      results: r.results.map((h) => ({ ...hit(h, h.id, h.highlights, names), pictures: uniquePictures(h.images) })),
       total: r.total,
       nextCursor: r.nextCursor,
     };
@@ -307,7 +374,8 @@ export class SearchService {
     const results = fused.slice(offset, offset + size).map((f) => {
       const highlights = f.words?.highlights.length ? f.words.highlights : f.meaning ? [excerpt(f.meaning.chunk)] : [];
       const from = (f.words ?? f.meaning) as WordsHit | MeaningHit;
-      return { ...hit(from, f.id, highlights, names), score: f.score };
+      const pictures = f.words ? { pictures: uniquePictures(f.words.images) } : {};
+      return { ...hit(from, f.id, highlights, names), score: f.score, ...pictures };
     });
     const more = fused.length > offset + size && offset + size <= MAX_MEANING_OFFSET;
     const notice = embeddingNotice(published);

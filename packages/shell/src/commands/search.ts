@@ -21,13 +21,14 @@ export const SEARCH_COMMAND = defineCommand<SearchOptions>({
   cli: 'search',
   prompt: 'search',
   summary:
-    'Search published catalogs by words (full text), meaning (text vectors) or both (hybrid). Never reads the database.',
+    'Search published catalogs by words (full text), meaning (text vectors), both (hybrid), or pictures (one result per kept picture). Never reads the database.',
   args: [{ name: '<query>', description: 'what to look for' }],
   promptArgs: [{ name: '[query...]', description: 'what to look for (no quotes needed); blank lists what was kept' }],
   options: [
     {
       flags: '--mode <mode>',
-      description: 'hybrid, words or meaning (default: hybrid when the catalogs have text vectors, else words)',
+      description:
+        'hybrid, words, meaning or pictures (default: hybrid when the catalogs have text vectors, else words)',
       choices: SEARCH_MODES,
     },
     {
@@ -42,7 +43,9 @@ export const SEARCH_COMMAND = defineCommand<SearchOptions>({
     { flags: '--size <n>', description: 'results per page (1-1000, default 10)', parse: intArg('--size', 1) },
     { flags: '--cursor <cursor>', description: 'the nextCursor of the previous page' },
     dataOption(),
-    jsonOption('print exactly one JSON document: {mode, results, total, nextCursor}'),
+    jsonOption(
+      'print exactly one JSON document: {mode, results, total, nextCursor}; pictures results add pictureUrl, file, width, height, caption, pages',
+    ),
     verboseOption(),
   ],
   examples: [
@@ -50,10 +53,12 @@ export const SEARCH_COMMAND = defineCommand<SearchOptions>({
     'greenfinger search "make a deep copy of an object including nested ones" --mode hybrid',
     'greenfinger search "how do I read a file line by line" --mode meaning --size 5 --json',
     'greenfinger search "ferry timetable" --no-prefer-detail-pages',
+    'greenfinger search "the dialog for exporting webp images" --mode pictures --json',
   ],
   promptExamples: [
     'search json dumps',
     'search how do I read a file line by line --mode meaning --size 5',
+    'search the dialog for exporting webp images --mode pictures',
     'search            # a blank query lists what was kept: catalogs by name, pages in id order (not by date)',
   ],
   run: async (ctx, args, opts) => {
@@ -68,15 +73,10 @@ export const SEARCH_COMMAND = defineCommand<SearchOptions>({
       preferDetailPages: opts.preferDetailPages,
     });
     if (opts.json) {
-      const results = r.results.map((h) => ({
-        id: h.id,
-        title: h.title,
-        url: h.url,
-        catalog: h.catalog,
-        version: h.version,
-        score: h.score,
-        highlights: h.highlights,
-      }));
+      const results = r.results.map((h) => {
+        const { catalogId: _c, textPath: _t, ...shown } = h;
+        return shown;
+      });
       ctx.io.out(
         `${JSON.stringify({ mode: r.mode, results, total: r.total, nextCursor: r.nextCursor, ...(r.note ? { note: r.note } : {}) })}\n`,
       );

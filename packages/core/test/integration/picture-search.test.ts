@@ -1,0 +1,125 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Greenfinger, type PictureSearchHit, type SearchHit } from '@greenfinger/core';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type GimpSite, gimpHelpMissing, startGimpSite } from '../support/gimp-site.js';
+import { createTempDir, type TempDir } from '../support/tmp.js';
+
+const missing = gimpHelpMissing();
+const DONE_WHEN = 'the dialog for exporting webp images';
+const WEBP = '/images/using/export-webp-dialog.png';
+
+/**
+ * Pictures search on a real crawl: 80 pages of the GIMP help from the chapter that shows the export dialogs, with
+ * pictures kept (docs/search.md, Pictures). One crawl for the file; the search layer alone answers.
+ */
+describe.skipIf(missing !== undefined)(`pictures search over the GIMP help${missing ? ` (${missing})` : ''}`, () => {
+  let site: GimpSite;
+  let tmp: TempDir;
+  let gf: Greenfinger;
+  let catalogId = '';
+  let version = 0;
+  const pictures = (q: string, size = 10) => gf.search.search({ q, mode: 'pictures', size });
+
+  beforeAll(async () => {
+    site = await startGimpSite();
+    tmp = createTempDir('gf-pictures-');
+    gf = await Greenfinger.open({ settings: { dataStore: tmp.path, workers: 1 } });
+    const report = await gf.crawler.crawl({
+      url: `${site.origin}/`,
+      startUrl: `${site.origin}/gimp-images-out.html`,
+      settings: { maxPages: 80, intervalMs: 0, threads: 8, hostConcurrency: 8, outputs: ['file', 'index'] },
+    });
+    expect(report.ending.published).toBe(true);
+    catalogId = report.catalogId;
+    version = report.version;
+  }, 180_000);
+
+  afterAll(async () => {
+    await gf?.close();
+    await site?.close();
+    tmp?.remove();
+  });
+
+  it('finds the WebP export dialog among the first three pictures, with its file, size, caption and page', async () => {
+    const r = await pictures(DONE_WHEN);
+    expect(r.mode).toBe('pictures');
+    const urls = r.results.map((h) => new URL((h as PictureSearchHit).pictureUrl).pathname);
+    expect(urls.slice(0, 3)).toContain(WEBP);
+    const webp = r.results.find((h) => h.url.endsWith(WEBP)) as PictureSearchHit;
+    expect(webp.title).toBe('The WebP Export dialog');
+    expect(webp.caption).toMatch(/WebP Export dialog/);
+    expect(webp.highlights.join(' ')).toMatch(/<em>WebP<\/em>/);
+    expect(existsSync(join(gf.layout.user, webp.file))).toBe(true);
+    expect(webp.width).toBeGreaterThan(0);
+    expect(webp.height).toBeGreaterThan(0);
+    expect(webp.pages).toContainEqual(
+      expect.objectContaining({
+        url: `${site.origin}/gimp-images-out.html`,
+        title: expect.stringMatching(/Getting Images out/),
+      }),
+    );
+  });
+
+  it('keeps one record per picture, whatever number of pages show it', async () => {
+    const file = join(gf.layout.indexRoot, `${gf.settings.indexPrefix}-${catalogId}`, 'index.db');
+    const db = new Database(file, { readonly: true });
+    try {
+      const row = db
+        .prepare(
+          `SELECT count(*) AS n, count(DISTINCT image_id) AS images, max(page_count) AS most FROM pictures WHERE version = ?`,
+        )
+        .get(version) as { n: number; images: number; most: number };
+      expect(row.n).toBeGreaterThan(50);
+      expect(row.images).toBe(row.n);
+      expect(row.most).toBeGreaterThan(1);
+      const shared = db
+        .prepare(`SELECT url, page_count FROM pictures WHERE version = ? ORDER BY page_count DESC LIMIT 1`)
+        .get(version) as { url: string; page_count: number };
+      const name = decodeURIComponent(new URL(shared.url).pathname.split('/').pop() ?? '').replace(/\.\w+$/, '');
+      const r = await pictures(name.replace(/[-_]/g, ' '), 50);
+      const same = r.results.filter((h) => (h as PictureSearchHit).pictureUrl === shared.url) as PictureSearchHit[];
+      expect(same).toHaveLength(1);
+      expect(same[0]?.pageCount).toBe(shared.page_count);
+      expect(same[0]?.pages.length).toBe(shared.page_count);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('gives page results of every mode their pictures, deduplicated by image id', async () => {
+    for (const mode of ['words', 'hybrid'] as const) {
+      const r = await gf.search.search({ q: 'WebP export dialog lossless', mode, size: 10 });
+      const page = r.results.find((h) => h.url.endsWith('/gimp-images-out.html')) as SearchHit;
+      expect(page, mode).toBeDefined();
+      const ids = (page.pictures ?? []).map((p) => p.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect((page.pictures ?? []).map((p) => new URL(p.url).pathname)).toContain(WEBP);
+    }
+  });
+
+  it('pages by offset, refuses a cursor that is not one, and answers only the published version', async () => {
+    const first = await pictures('dialog', 5);
+    expect(first.total).toBeGreaterThan(5);
+    expect(first.nextCursor).toBe('5');
+    const second = await gf.search.search({ q: 'dialog', mode: 'pictures', size: 5, cursor: first.nextCursor ?? '' });
+    const ids = [...first.results, ...second.results].map((h) => h.id);
+    expect(new Set(ids).size).toBe(10);
+    await expect(gf.search.search({ q: 'dialog', mode: 'pictures', cursor: 'x' })).rejects.toThrow(/not an offset/);
+    expect(first.results.every((h) => h.version === version)).toBe(true);
+    // A blank query lists the pictures kept, those on the most pages first.
+    const listed = await pictures('', 5);
+    expect(listed.mode).toBe('pictures');
+    expect(listed.total).toBeGreaterThan(first.total);
+    const counts = listed.results.map((h) => (h as PictureSearchHit).pageCount);
+    expect(counts).toEqual([...counts].sort((a, b) => b - a));
+  });
+
+  it('replay --layers index rebuilds the picture records from what is stored', async () => {
+    const report = await gf.replay.replay({ id: catalogId }, { layers: ['index'] });
+    expect(report.version).toBe(version);
+    const r = await pictures(DONE_WHEN);
+    expect(r.results.slice(0, 3).map((h) => new URL(h.url).pathname)).toContain(WEBP);
+  }, 120_000);
+});
