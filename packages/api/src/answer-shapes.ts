@@ -271,6 +271,24 @@ export const ANSWER_SHAPES: Record<string, Schema> = {
     }),
   }),
   JobStarted: obj({ jobId: str, job: ref('JobView') }),
+  Changes: doc(
+    'What changed in a catalog: urls added, pages whose article changed beyond volatile text (with a short diff), urls removed.',
+    obj({
+      catalog: obj({ id: str, name: str }),
+      runs: doc('The publishing runs it covers, oldest first.', list(obj({ version: int, action: str, at: str }))),
+      added: list(str),
+      changed: list(obj({ url: str, diff: doc('Lines removed (`- …`), then lines added (`+ …`).', str) })),
+      removed: list(str),
+    }),
+  ),
+  VersionDiff: obj({
+    catalog: obj({ id: str, name: str }),
+    from: int,
+    to: int,
+    added: list(str),
+    changed: list(obj({ url: str, diff: str })),
+    removed: list(str),
+  }),
 };
 
 /** The `data` of each route's answer, by `METHOD /path` as the description writes paths. */
@@ -286,6 +304,8 @@ export const ROUTE_ANSWERS: Record<string, Schema> = {
   'GET /v2/catalog/{ref}': ref('Catalog'),
   'PUT /v2/catalog/{ref}': ref('Catalog'),
   'GET /v2/catalog/{ref}/details': ref('Catalog'),
+  'GET /v2/catalog/{ref}/changes': ref('Changes'),
+  'GET /v2/catalog/{ref}/diff': ref('VersionDiff'),
   'POST /v2/crawl/{ref}': ref('JobStarted'),
   'POST /v2/crawl/{ref}/{verb}': ref('JobStarted'),
   'GET /v2/crawl/status': list(ref('JobView')),

@@ -16,6 +16,7 @@ import { installErrorEnvelope } from './envelope.js';
 import { firecrawlRoutes } from './firecrawl/index.js';
 import { authRoutes } from './routes/auth-routes.js';
 import { catalogRoutes } from './routes/catalog-routes.js';
+import { changeRoutes } from './routes/change-routes.js';
 import { type ClusterView, clusterRoutes } from './routes/cluster-routes.js';
 import { crawlRoutes } from './routes/crawl-routes.js';
 import { jobRoutes } from './routes/job-routes.js';
@@ -142,6 +143,7 @@ export async function buildApp(gf: Greenfinger, options: ApiOptions = {}): Promi
   authRoutes(app, ctx);
   systemRoutes(app, ctx);
   catalogRoutes(app, ctx);
+  changeRoutes(app, ctx);
   crawlRoutes(app, ctx);
   searchRoutes(app, ctx);
   resourceRoutes(app, ctx);

@@ -1,10 +1,12 @@
 import { afterText, type CommandSpec, type GroupSpec, type Mode, optionsIn } from './command-spec.js';
 import { CATALOG_COMMANDS, CATALOG_GROUP } from './commands/catalog.js';
 import { CATALOG_SAVE_COMMAND } from './commands/catalog-save.js';
+import { CHANGES_COMMAND } from './commands/changes.js';
 import { NODE_COMMAND } from './commands/cluster.js';
 import { CONTROL_COMMANDS } from './commands/control.js';
 import { CRAWL_COMMANDS } from './commands/crawl.js';
 import { DELETE_COMMAND } from './commands/delete.js';
+import { DIFF_COMMAND } from './commands/diff.js';
 import { INFO_COMMANDS } from './commands/info.js';
 import { MCP_COMMAND } from './commands/mcp.js';
 import { MODELS_COMMANDS, MODELS_GROUP } from './commands/models.js';
@@ -29,6 +31,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   REPLAY_COMMAND,
   DELETE_COMMAND,
   VERSIONS_COMMAND,
+  CHANGES_COMMAND,
+  DIFF_COMMAND,
   ...CATALOG_COMMANDS,
   ...CONTROL_COMMANDS,
   WHY_COMMAND,
@@ -54,6 +58,8 @@ const PROMPT_ORDER = [
   'catalog-delete',
   'catalog-cats',
   'versions',
+  'changes',
+  'diff',
   'crawler-report',
   'crawl',
   'update',

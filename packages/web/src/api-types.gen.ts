@@ -65,12 +65,34 @@ export interface CatalogSettings {
   }>;
   canonical?: boolean;
   recrawlSitemap?: boolean;
+  changeDistance?: number;
   recrawlFrequencies?: Array<{
     field?: 'url' | 'contentType';
     match: string;
     every: string;
   }>;
   postImportLinks?: boolean;
+}
+
+/** What changed in a catalog: urls added, pages whose article changed beyond volatile text (with a short diff), urls removed. */
+export interface Changes {
+  catalog: {
+    id: string;
+    name: string;
+  };
+  /** The publishing runs it covers, oldest first. */
+  runs: Array<{
+    version: number;
+    action: string;
+    at: string;
+  }>;
+  added: string[];
+  changed: Array<{
+    url: string;
+    /** Lines removed (`- …`), then lines added (`+ …`). */
+    diff: string;
+  }>;
+  removed: string[];
 }
 
 /** Live counters of a run, each REJECTED_* with its count in `rejected` and its first url in `examples`. */
@@ -353,6 +375,21 @@ export interface UrlRow {
   version: number;
 }
 
+export interface VersionDiff {
+  catalog: {
+    id: string;
+    name: string;
+  };
+  from: number;
+  to: number;
+  added: string[];
+  changed: Array<{
+    url: string;
+    diff: string;
+  }>;
+  removed: string[];
+}
+
 export interface VersionRow {
   version: number;
   /** serving, published, incomplete, running or empty */
@@ -392,8 +429,12 @@ export interface ApiAnswers {
   'GET /v2/catalog/{ref}': Catalog;
   /** Update one catalog: partial settings merge with what is stored */
   'PUT /v2/catalog/{ref}': Catalog;
+  /** The change set of the latest run that published (urls added, changed with a short diff, removed), or of every run since a version or a date, folded into one */
+  'GET /v2/catalog/{ref}/changes': Changes;
   /** One catalog with every setting, defaults applied */
   'GET /v2/catalog/{ref}/details': Catalog;
+  /** Two kept versions compared: urls added, changed (with a short diff), removed */
+  'GET /v2/catalog/{ref}/diff': VersionDiff;
   /** Create or reuse the catalog for this page and crawl it: 202 with a job id */
   'POST /v2/crawl/start': JobStarted;
   /** Every job of this server, newest first */

@@ -1,0 +1,66 @@
+import { CrawlerError } from '@greenfinger/core';
+import type { FastifyInstance } from 'fastify';
+import { type ApiContext, catalogRef } from '../context.js';
+import { ok } from '../envelope.js';
+import { refParams } from '../schemas.js';
+
+/** `since`: a version number, or a date (ISO, at least YYYY-MM-DD); a 400 naming the field otherwise. */
+function sinceQuery(since: string | undefined): { sinceVersion?: number; sinceDate?: Date } {
+  if (since === undefined) return {};
+  const v = since.trim();
+  if (/^\d+$/.test(v) && Number.isSafeInteger(Number(v))) return { sinceVersion: Number(v) };
+  const at = /^\d{4}-\d{2}-\d{2}/.test(v) ? Date.parse(v) : Number.NaN;
+  if (Number.isNaN(at)) {
+    throw new CrawlerError('BAD_INPUT', `since: "${since}" is neither a version number nor a date`, {
+      fix: 'give a version (since=0) or a date (since=2026-12-05 or since=2026-12-05T10:00:00Z)',
+    });
+  }
+  return { sinceDate: new Date(at) };
+}
+
+/** The change log (docs/freshness.md): what the latest publishing run changed, or every run since; two versions compared. */
+export function changeRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  const { gf } = ctx;
+  const tags = ['catalogs'];
+
+  app.get<{ Params: { ref: string }; Querystring: { since?: string } }>(
+    '/v2/catalog/:ref/changes',
+    {
+      schema: {
+        summary:
+          'The change set of the latest run that published (urls added, changed with a short diff, removed), or of every run since a version or a date, folded into one',
+        tags,
+        params: refParams,
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            since: { type: 'string', minLength: 1, maxLength: 40, description: 'a version number or a date' },
+          },
+        },
+      },
+    },
+    async (req) => ok(await gf.changes.changes(catalogRef(req.params.ref), sinceQuery(req.query.since))),
+  );
+
+  app.get<{ Params: { ref: string }; Querystring: { from: number; to: number } }>(
+    '/v2/catalog/:ref/diff',
+    {
+      schema: {
+        summary: 'Two kept versions compared: urls added, changed (with a short diff), removed',
+        tags,
+        params: refParams,
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['from', 'to'],
+          properties: {
+            from: { type: 'integer', minimum: 0, maximum: 1_000_000 },
+            to: { type: 'integer', minimum: 0, maximum: 1_000_000 },
+          },
+        },
+      },
+    },
+    async (req) => ok(await gf.changes.diff(catalogRef(req.params.ref), req.query.from, req.query.to)),
+  );
+}
