@@ -85,7 +85,7 @@ free_port() { # first closed port from $1 upwards
 
 # --- 1. system packages ---------------------------------------------------------------------------------
 phase "system packages"
-SYSTEM_PKGS=(nginx curl chromium tini postgresql redis-server python3-scrapy)
+SYSTEM_PKGS=(nginx curl chromium tini postgresql redis-server python3-scrapy gimp-help-en)
 CORPUS_PKGS=(python3.11-doc debian-handbook)
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 missing_sys=() missing_corpus=()
