@@ -17,6 +17,7 @@ export * from './embeddings/index.js';
 export * from './engine/index.js';
 export * from './error-table.js';
 export * from './errors.js';
+export * from './export/index.js';
 export type * from './fetch/extractor.js';
 export * from './fetch/index.js';
 export type * from './frontier/frontier.js';

@@ -6,7 +6,7 @@ import { ConfigError, CrawlerError } from '../errors.js';
 import { bytesIn } from '../storage/dir-bytes.js';
 import { annStem, listAnnFiles, removeAnnFiles } from './ann-files.js';
 import { AnnKeeper, type AnnStatus, type Row, type VectorOptimizeStats } from './ann-keeper.js';
-import { migrate, prepare, type Statements } from './vec-schema.js';
+import { migrate, prepare, type Statements, type StoredVector } from './vec-schema.js';
 import type {
   TextPointPayload,
   VectorCollectionStats,
@@ -241,6 +241,27 @@ export class SqliteVecStore implements VectorStore {
   async countResource(catalogId: string, version: number, resourceId: string): Promise<number> {
     this.#check();
     return this.#stmts.resourceRowids.all(`${catalogId}:${version}`, resourceId).length;
+  }
+
+  async pointsOfResource(catalogId: string, version: number, resourceId: string): Promise<VectorPoint[]> {
+    this.#check();
+    const rowids = (
+      this.#stmts.resourceRowids.all(`${catalogId}:${version}`, resourceId) as Array<{ rowid: number }>
+    ).map((r) => Number(r.rowid));
+    if (rowids.length === 0) return [];
+    const list = JSON.stringify(rowids);
+    const stored = new Map<number, Buffer>();
+    for (const r of this.#stmts.vectorsOf.all(list) as StoredVector[])
+      if (r.vector) stored.set(Number(r.rowid), r.vector);
+    const points: VectorPoint[] = [];
+    for (const p of this.#stmts.payloads.all(list) as Array<{ rowid: number; id: string; payload: string }>) {
+      const bytes = stored.get(Number(p.rowid)) ?? (this.#stmts.vecVector.get(BigInt(p.rowid)) as Buffer | undefined);
+      if (!bytes) continue;
+      const vector = new Float32Array(bytes.byteLength / 4);
+      new Uint8Array(vector.buffer).set(bytes);
+      points.push({ id: p.id, vector, payload: JSON.parse(p.payload) as TextPointPayload });
+    }
+    return points.sort((a, b) => a.payload.chunkIndex - b.payload.chunkIndex);
   }
 
   async countVersion(catalogId: string, version: number): Promise<number> {

@@ -47,6 +47,8 @@ export interface VectorStore {
   deleteResource(catalogId: string, version: number, resourceId: string): Promise<number>;
   /** The points of one page (what deleteResource would remove). */
   countResource(catalogId: string, version: number, resourceId: string): Promise<number>;
+  /** The points of one page with their vectors, in chunk order (an export with `--chunks`); optional. */
+  pointsOfResource?(catalogId: string, version: number, resourceId: string): Promise<VectorPoint[]>;
   countVersion(catalogId: string, version: number): Promise<number>;
   /** Remove every point of one catalog, in every version; returns the points removed. */
   purge(catalogId: string): Promise<number>;
