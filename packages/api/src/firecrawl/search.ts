@@ -98,6 +98,13 @@ export async function search(ctx: ApiContext, body: SearchBody): Promise<SearchR
   const other = sources.find((s) => s !== 'web');
   if (other) throw new HttpRefusal(400, `body: sources "${other}" is not searched here: the collection answers web`);
   const wants = wantsOf(body.scrapeOptions, 'scrapeOptions.formats', []);
+  const unmade = [...wants.formats].find((f) => f !== 'markdown');
+  if (unmade) {
+    throw new HttpRefusal(
+      400,
+      `body: scrapeOptions.formats "${unmade}" is not made for search results: ask for markdown`,
+    );
+  }
   const limit = body.limit ?? 5;
   const include = body.includeDomains ?? [];
   const exclude = body.excludeDomains ?? [];
