@@ -19,6 +19,7 @@ import { catalogRoutes } from './routes/catalog-routes.js';
 import { changeRoutes } from './routes/change-routes.js';
 import { type ClusterView, clusterRoutes } from './routes/cluster-routes.js';
 import { crawlRoutes } from './routes/crawl-routes.js';
+import { exportRoutes } from './routes/export-routes.js';
 import { jobRoutes } from './routes/job-routes.js';
 import { mcpRoutes } from './routes/mcp-routes.js';
 import { resourceRoutes } from './routes/resource-routes.js';
@@ -147,6 +148,7 @@ export async function buildApp(gf: Greenfinger, options: ApiOptions = {}): Promi
   crawlRoutes(app, ctx);
   searchRoutes(app, ctx);
   resourceRoutes(app, ctx);
+  exportRoutes(app, ctx);
   jobRoutes(app, ctx);
   mcpRoutes(app, ctx);
   firecrawlRoutes(app, ctx);

@@ -6,6 +6,7 @@ import { NODE_COMMAND } from './commands/cluster.js';
 import { CONTROL_COMMANDS } from './commands/control.js';
 import { CRAWL_COMMANDS } from './commands/crawl.js';
 import { DELETE_COMMAND } from './commands/delete.js';
+import { EXPORT_COMMAND } from './commands/export.js';
 import { DIFF_COMMAND } from './commands/diff.js';
 import { INFO_COMMANDS } from './commands/info.js';
 import { MCP_COMMAND } from './commands/mcp.js';
@@ -37,6 +38,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...CONTROL_COMMANDS,
   WHY_COMMAND,
   PAGE_COMMAND,
+  EXPORT_COMMAND,
   ...USER_COMMANDS,
   ...MODELS_COMMANDS,
   SERVE_COMMAND,
