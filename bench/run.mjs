@@ -6,6 +6,7 @@
 //   search              SearchService over real crawls + generated pages           (--pages N, --queries N, --data DIR, --corpora a,b, --recall-queries N)
 //   search-quality      hit@3 and MRR@10 per mode (words, meaning, hybrid) of bench/queries/python-docs.json
 //                       over a crawl of the python docs with the bundled model   (--data DIR to reuse, --misses)
+//                       and pictures mode over the GIMP help (bench/queries/gimp-pictures.json; --set python|pictures|all)
 //   embed               time to search: python quick start per embedding variant   (--variants baseline,early, --recall-queries N)
 //   extractor           handbook with --extractor http vs adaptive (the default) vs adaptive detecting every page
 //   cluster             one cluster member vs three, side by side, handbook behind --latency 50 (GF_REDIS_URL;
@@ -128,7 +129,7 @@ for (const name of wanted) {
       keep: opts.keep === 'true',
     });
   } else if (name === 'search-quality') {
-    result = await searchQualityBench({ data: opts.data, misses: opts.misses === 'true' });
+    result = await searchQualityBench({ data: opts.data, misses: opts.misses === 'true', set: opts.set });
   } else if (name === 'frontier') {
     result = await frontierBench();
   } else {
