@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Corpus, startCorpus } from '../../core/test/support/corpus.js';
 import { type ApiFixture, openApiFixture } from './support/api-fixture.js';
 
+type Schema = { properties?: Record<string, unknown> };
+
 /**
  * Firecrawl's API on the REST app, in this process, with Firecrawl's official SDK as the client (its v2 client and
  * its v1 one) over a depth-1 crawl of the python docs from json.html: scrape, map, search, crawl with a limit,
@@ -111,6 +113,9 @@ describe('the Firecrawl-compatible API with the official SDK', () => {
   }, 60_000);
 
   it('bad input: a 400 naming the field, 401 without a token, 404 for an unknown job; never a 5xx', async () => {
+    const denied = await f.call({ method: 'POST', url: '/firecrawl/v2/map', payload: { url: jsonUrl } });
+    expect(denied.statusCode).toBe(401);
+    expect(denied.json()).toMatchObject({ success: false, error: expect.stringMatching(/sign in/) });
     const post = (path: string, body: unknown, token: string | null = f.admin) =>
       fetch(`${base}/firecrawl${path}`, {
         method: 'POST',
@@ -130,9 +135,30 @@ describe('the Firecrawl-compatible API with the official SDK', () => {
     expect((await post('/v2/crawl', { url: `${corpus.url}/`, webhook: 'http://127.0.0.1:9/' })).status).toBe(400);
     const ghost = await fetch(`${base}/firecrawl/v2/crawl/nope`, { headers: { authorization: `Bearer ${f.admin}` } });
     expect(ghost.status).toBe(404);
-    const described = (await (await fetch(`${base}/firecrawl/openapi.json`)).json()) as { paths: object };
+    const described = (await (await fetch(`${base}/firecrawl/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Schema }> } }>>;
+    };
     expect(Object.keys(described.paths)).toEqual(
       expect.arrayContaining(['/firecrawl/v2/scrape', '/firecrawl/v2/crawl/{id}', '/firecrawl/v1/search']),
     );
+    // Every declared body field with a value of every JSON type, beside a url or query that cannot be fetched.
+    const values = ['123', '-1', '1.5', '1e309', 'true', 'null', '"x"', '""', '[]', '[1,"a",null]', '{}', '{"a":[1]}'];
+    for (const [path, methods] of Object.entries(described.paths)) {
+      const fields = Object.keys(methods.post?.requestBody?.content['application/json']?.schema.properties ?? {});
+      for (const field of fields) {
+        for (const value of values) {
+          const first = path.endsWith('search') ? '"query":"zzz"' : '"url":"x"';
+          const payload = `{${first},"${field}":${value}}`;
+          const res = await f.call({
+            method: 'POST',
+            url: path,
+            payload,
+            headers: { 'content-type': 'application/json' },
+            as: 'admin',
+          });
+          expect(res.statusCode, `${path} ${payload}: ${res.body.slice(0, 200)}`).toBeLessThan(500);
+        }
+      }
+    }
   });
 });
