@@ -23,7 +23,8 @@ const VOLATILE: ReadonlyArray<[RegExp, string]> = [
   [/\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b/g, '⟨date⟩'],
   [new RegExp(`\\b(?:${WEEKDAY},?\\s+)?\\d{1,2}(?:st|nd|rd|th)?\\s+${MONTH}\\.?,?(?:\\s+\\d{4})?\\b`, 'gi'), '⟨date⟩'],
   [new RegExp(`\\b(?:${WEEKDAY},?\\s+)?${MONTH}\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?,?(?:\\s+\\d{4})?\\b`, 'gi'), '⟨date⟩'],
-  [new RegExp(`\\b${WEEKDAY}\\b`, 'gi'), '⟨date⟩'],
+  // A weekday alone only by its whole name ("sat", "sun", "wed" are words too).
+  [/\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b/gi, '⟨date⟩'],
   [/\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?(?:\s*(?:UTC|GMT|Z|[A-Z]{2,4}T))?\b/gi, '⟨time⟩'],
   // Relative times: "3 minutes ago", "an hour ago", "in 5 days", "just now", "yesterday".
   [new RegExp(`\\b(?:\\d+|an?|one|a few)\\s+${UNIT}\\s+ago\\b`, 'gi'), '⟨when⟩'],
