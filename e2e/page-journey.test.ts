@@ -231,7 +231,8 @@ describe('the page, in a browser', () => {
     await page.getByLabel('Catalog').selectOption('python');
     await page.getByRole('searchbox').fill('turtle graphics');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
-    await visible(page.getByText(/there is no picture search in the API/));
+    await visible(page.getByText(/one result per picture kept/));
+    await visible(page.getByRole('status').getByText(/by pictures/));
     await visible(page.locator('.gallery img').first(), 20_000);
     await screen('search-pictures');
   });

@@ -187,6 +187,22 @@ export interface NodeView {
   jobs: number;
 }
 
+export interface PagePicture {
+  id: string;
+  path: string;
+  url: string;
+  alt: string;
+  caption?: string;
+  width?: number | null;
+  height?: number | null;
+}
+
+export interface PicturePage {
+  id: string;
+  url: string;
+  title: string;
+}
+
 export interface ReportRow {
   catalogId: string;
   version: number;
@@ -280,10 +296,25 @@ export interface SearchHit {
   version: number;
   score: number;
   highlights: string[];
+  /** The pictures of the page, deduplicated by image id (page modes). */
+  pictures?: PagePicture[];
+  /** Pictures mode: the picture's own url. */
+  pictureUrl?: string;
+  /** Pictures mode: the stored file, under the data root's user/ (its bytes: GET /v2/resource/{pages[0].id}/image/{imageId}). */
+  file?: string;
+  width?: number | null;
+  height?: number | null;
+  alt?: string;
+  /** Pictures mode: the caption or surrounding text; highlights holds what matched. */
+  caption?: string;
+  imageId?: string;
+  /** Pictures mode: the pages that show it (the first 100). */
+  pages?: PicturePage[];
+  pageCount?: number;
 }
 
 export interface SearchPage {
-  /** The mode that answered: hybrid, words or meaning. */
+  /** The mode that answered: hybrid, words, meaning or pictures. */
   mode: string;
   results: SearchHit[];
   total: number;
@@ -457,8 +488,10 @@ export interface ApiAnswers {
   'GET /v2/node': NodeView;
   /** One saved page: its row, its pictures, and where its files are served */
   'GET /v2/resource/{id}': ResourceView;
-  /** Search by words, meaning or both (hybrid, the default with vectors); a blank q lists what was kept */
+  /** Search by words, meaning, both (hybrid, the default with vectors) or pictures; a blank q lists what was kept */
   'GET /v2/search': SearchPage;
+  /** Search pictures (the same as mode=pictures): one result per kept picture, with pictureUrl, file, width, height, caption and the pages that show it */
+  'GET /v2/search/images': SearchPage;
   /** Search by meaning (the same as mode=meaning) */
   'GET /v2/search/semantic': SearchPage;
   /** This node's settings, secrets masked */

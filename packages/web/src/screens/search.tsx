@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, getBlob, qs } from '../api';
-import type { Catalog, ResourceView, SearchHit, SearchPage } from '../api-types.gen';
+import type { Catalog, SearchHit, SearchPage } from '../api-types.gen';
 import { Highlight } from '../highlight';
 import { Empty, ErrorLine, go, href, Loading, message, ScreenTitle } from '../ui';
 
@@ -16,37 +16,33 @@ const MODES: Array<[Mode, string]> = [
 
 interface Picture {
   key: string;
+  /** The stored picture as an object url; '' when its bytes could not be read (the card shows its address). */
   src: string;
   alt: string;
-  page: SearchHit;
+  hit: SearchHit;
 }
 
-/** The pictures kept with the pages a words search found (the API has no picture search of its own). */
+/**
+ * The stored bytes of each picture a pictures search found (one result per picture, the pages that show it in
+ * `pages`), read through the first page that shows it.
+ */
 async function picturesOf(hits: SearchHit[], signal: AbortSignal): Promise<Picture[]> {
   const out: Picture[] = [];
-  const seen = new Set<string>();
   for (const hit of hits) {
-    const r = await get<ResourceView>(`/v2/resource/${hit.id}`, signal).catch(() => null);
-    for (const img of r?.images ?? []) {
-      if (out.length >= 24) return out;
-      // The same picture (a logo) on many pages shows once, linked to the first page found.
-      if (seen.has(img.id)) continue;
-      seen.add(img.id);
-      const blob = await getBlob(img.file, signal).catch(() => null);
-      if (!blob?.type.startsWith('image/')) continue;
-      out.push({
-        key: img.id,
-        src: URL.createObjectURL(blob),
-        alt: img.alt || `A picture from ${hit.title}`,
-        page: hit,
-      });
-    }
+    const page = hit.pages?.[0];
+    const blob = page ? await getBlob(`/v2/resource/${page.id}/image/${hit.imageId}`, signal).catch(() => null) : null;
+    out.push({
+      key: hit.id,
+      src: blob?.type.startsWith('image/') ? URL.createObjectURL(blob) : '',
+      alt: hit.alt || hit.caption || `A picture from ${page?.title ?? hit.url}`,
+      hit,
+    });
   }
   return out;
 }
 
 /**
- * One box, the modes (the default, hybrid, words, meaning, the pictures of the pages found), a catalog filter, the
+ * One box, the modes (the default, hybrid, words, meaning, pictures: one card per picture), a catalog filter, the
  * detail-pages toggle (`detail=off` in the address), cursor paging. The status line says which mode answered.
  */
 export function Search({ query }: { query: URLSearchParams }) {
@@ -78,11 +74,11 @@ export function Search({ query }: { query: URLSearchParams }) {
       `/v2/search` +
       qs({
         q,
-        mode: mode === 'pictures' ? 'words' : mode,
+        mode,
         catalog,
         size: mode === 'pictures' ? 20 : 10,
         cursor,
-        preferDetailPages: detail === 'off' ? false : undefined,
+        preferDetailPages: detail === 'off' && mode !== 'pictures' ? false : undefined,
       });
     get<SearchPage>(path, ac.signal)
       .then(async (p) => {
@@ -198,7 +194,7 @@ export function Search({ query }: { query: URLSearchParams }) {
                 ? 'Words: pages holding these words, best first, with the passages that match. A blank box lists what was kept.'
                 : mode === 'meaning'
                   ? 'Meaning: pages about the same thing, even in other words (catalogs with the vector output only).'
-                  : 'Pictures: there is no picture search in the API; these are the pictures kept with the pages a words search finds, each linked to its page.'}
+                  : 'Pictures: one result per picture kept, found by its alt text, caption, file name and the titles of the pages that show it; each links to those pages. A blank box lists the pictures shown on the most pages first.'}
         </p>
       </form>
 
@@ -270,16 +266,33 @@ export function Search({ query }: { query: URLSearchParams }) {
           ) : pictures ? (
             pictures.length === 0 ? (
               <Empty>
-                <p>No pictures were kept with the pages found. Try other words, or a catalog that keeps pictures.</p>
+                <p>No picture matches. Try other words, or a catalog that keeps pictures.</p>
               </Empty>
             ) : (
               <ul class="gallery">
                 {pictures.map((p) => (
                   <li key={p.key}>
-                    <a href={p.page.url} rel="noreferrer">
-                      <img src={p.src} alt={p.alt} loading="lazy" />
-                      <span>{p.page.title}</span>
+                    <a href={p.hit.pictureUrl ?? p.hit.url} rel="noreferrer">
+                      {p.src ? <img src={p.src} alt={p.alt} loading="lazy" /> : <span class="url">{p.hit.url}</span>}
                     </a>
+                    {p.hit.highlights[0] ? (
+                      <p class="passage">
+                        <Highlight passage={p.hit.highlights[0]} />
+                      </p>
+                    ) : (
+                      <p class="passage">{p.alt}</p>
+                    )}
+                    <p class="meta">
+                      {(p.hit.pages ?? []).slice(0, 3).map((page, i) => (
+                        <span key={page.id}>
+                          {i > 0 ? ' · ' : 'on '}
+                          <a href={page.url} rel="noreferrer">
+                            {page.title || page.url}
+                          </a>
+                        </span>
+                      ))}
+                      {(p.hit.pageCount ?? 0) > 3 ? ` and ${(p.hit.pageCount ?? 0) - 3} more` : ''}
+                    </p>
                   </li>
                 ))}
               </ul>
