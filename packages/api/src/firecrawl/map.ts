@@ -101,8 +101,9 @@ export async function map(ctx: ApiContext, body: MapBody): Promise<MapLink[]> {
     words.length === 0
       ? found
       : found.filter((l) => words.every((w) => `${l.url} ${l.title ?? ''}`.toLowerCase().includes(w)));
-  // The url asked for first, as Firecrawl's map puts it.
-  matching.sort((a, b) => Number(b.url === url) - Number(a.url === url));
+  // The url asked for first, as Firecrawl's map puts it; then the saved pages (titled), then the rest.
+  const rank = (l: MapLink) => (l.url === url ? 2 : l.title ? 1 : 0);
+  matching.sort((a, b) => rank(b) - rank(a));
   return matching.slice(0, body.limit ?? 5000);
 }
 
