@@ -11,6 +11,8 @@ export interface SitemapEntry {
   lastmod?: string;
   /** `always`, `hourly`, `daily`, `weekly`, `monthly`, `yearly` or `never` (a page's, not an index's). */
   changefreq?: string;
+  /** `<priority>`, 0.0 to 1.0 (a page's); absent when missing or not a number in that range. */
+  priority?: number;
 }
 
 export interface ParsedSitemap {
@@ -55,7 +57,7 @@ function parseTextSitemap(text: string, maxUrls: number): ParsedSitemap {
 
 /**
  * Parses a sitemap (`<urlset>`), a sitemap index (`<sitemapindex>`) or a plain-text sitemap (one url a line) with
- * htmlparser2 in XML mode, without building a DOM. Only `<loc>`, `<lastmod>` and `<changefreq>` directly inside `<url>` /
+ * htmlparser2 in XML mode, without building a DOM. Only `<loc>`, `<lastmod>`, `<changefreq>` and `<priority>` directly inside `<url>` /
  * `<sitemap>` count (so `<image:loc>` is not a page); namespace prefixes are ignored; invalid urls are skipped; an
  * entry the file ends inside (a cut-off download) is dropped and `truncated` set.
  */
@@ -68,8 +70,8 @@ export function parseSitemap(text: string, options: ParseSitemapOptions = {}): P
   const entries: SitemapEntry[] = [];
   let truncated = false;
   const stack: string[] = [];
-  let entry: { loc: string; lastmod: string; changefreq: string } | undefined;
-  let field: 'loc' | 'lastmod' | 'changefreq' | undefined;
+  let entry: { loc: string; lastmod: string; changefreq: string; priority: string } | undefined;
+  let field: 'loc' | 'lastmod' | 'changefreq' | 'priority' | undefined;
   const parser = new Parser(
     {
       onopentag(name) {
@@ -78,11 +80,11 @@ export function parseSitemap(text: string, options: ParseSitemapOptions = {}): P
         stack.push(n);
         if (stack.length === 1 && (n === 'urlset' || n === 'sitemapindex')) kind = n;
         else if ((n === 'url' || n === 'sitemap') && stack.length === 2 && kind !== 'unknown') {
-          entry = { loc: '', lastmod: '', changefreq: '' };
+          entry = { loc: '', lastmod: '', changefreq: '', priority: '' };
         } else if (
           entry !== undefined &&
           (parent === 'url' || parent === 'sitemap') &&
-          (n === 'loc' || n === 'lastmod' || n === 'changefreq')
+          (n === 'loc' || n === 'lastmod' || n === 'changefreq' || n === 'priority')
         ) {
           field = n;
         }
@@ -93,7 +95,7 @@ export function parseSitemap(text: string, options: ParseSitemapOptions = {}): P
       onclosetag(name, isImplied) {
         const n = localName(name);
         stack.pop();
-        if (n === 'loc' || n === 'lastmod' || n === 'changefreq') field = undefined;
+        if (n === 'loc' || n === 'lastmod' || n === 'changefreq' || n === 'priority') field = undefined;
         // An entry closed only because the file ended (a cut-off download) is dropped: its <loc> may be cut too.
         if ((n === 'url' || n === 'sitemap') && entry !== undefined && stack.length === 1 && isImplied) {
           entry = undefined;
@@ -105,10 +107,12 @@ export function parseSitemap(text: string, options: ParseSitemapOptions = {}): P
             else {
               const lastmod = entry.lastmod.trim();
               const changefreq = entry.changefreq.trim().toLowerCase();
+              const priority = entry.priority.trim() === '' ? Number.NaN : Number(entry.priority.trim());
               entries.push({
                 loc,
                 ...(lastmod === '' ? {} : { lastmod }),
                 ...(changefreq === '' ? {} : { changefreq }),
+                ...(priority >= 0 && priority <= 1 ? { priority } : {}),
               });
             }
           }

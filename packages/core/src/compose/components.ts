@@ -16,6 +16,7 @@ import type { Extractor } from '../fetch/extractor.js';
 import type { Pacer } from '../fetch/politeness.js';
 import type { RenderMemory } from '../fetch/render-memory.js';
 import type { CrawlFrontier } from '../frontier/frontier.js';
+import type { Prioritizer } from '../frontier/prioritizer.js';
 import type { SearchIndex } from '../index/search-index.js';
 import type { DataLayout } from '../layout.js';
 import type { Catalog, CrawlAction } from '../model.js';
@@ -135,6 +136,11 @@ export interface GreenfingerComponents {
   renderMemory?: Part<RenderMemory, NodeContext>;
   /** ContentExtractor for every catalog, run on the calling thread (the named built-ins run on worker threads). */
   contentExtractor?: ContentExtractor;
+  /**
+   * The Prioritizer of one run (seed 003): scores each url offered to the frontier, which puts it in a front queue
+   * by its score. Default: the five weighed parts of frontier/prioritizer.ts with the catalog's `priorityWeights`.
+   */
+  prioritizer?: Part<Prioritizer, RunContext>;
   /** The whole UrlPathAcceptor chain of one run (instead of the catalog's named acceptors). */
   acceptors?: (ctx: AcceptorContext & RunContext) => AcceptorCheck;
   /** Output channels written after file → index → vector, in this order; their failures are counted, not fatal. */

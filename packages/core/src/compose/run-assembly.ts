@@ -12,6 +12,7 @@ import { ChangeRecorder } from '../engine/change-recorder.js';
 import { type CrawlCoordinator, LocalCrawlCoordinator } from '../engine/crawl-coordinator.js';
 import type { CrawlEngineDeps, Politeness } from '../engine/crawl-engine.js';
 import { InflightStore } from '../engine/inflight-store.js';
+import { knownUrlPolicy } from '../engine/stages/known-url.js';
 import { hasRenderStats, type RenderMemoryStats } from '../fetch/adaptive-extractor.js';
 import { decodeBody } from '../fetch/charset.js';
 import type { Extractor } from '../fetch/extractor.js';
@@ -36,7 +37,7 @@ import { normalizeUrl } from '../url/normalize.js';
 import { chunkText } from '../vector/chunking.js';
 import type { VectorStore } from '../vector/vector-store.js';
 import type { ComponentFactory } from './component-factory.js';
-import type { AcceptorCheck, RunContext } from './components.js';
+import { type AcceptorCheck, type RunContext, resolvePart } from './components.js';
 import { assembleDocuments } from './document-assembly.js';
 import { extractorRegistry, fetcherRegistry } from './registries.js';
 import { describeFailure, SiteWatch, StorageWatch } from './run-watch.js';
@@ -250,6 +251,8 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
     contentDedup,
     // Pages deleted by hand from this version (LedgerService.deleteUrl) are not queued again.
     acceptors: assembleUrlCheck(f, ctx, { robots, limits, deleted }).check,
+    // Absent: the queue pipeline weighs the catalog's priorityWeights (frontier/prioritizer.ts).
+    prioritizer: f.components.prioritizer ? resolvePart(f.components.prioritizer, ctx) : undefined,
     limits,
     // The start url, then the catalog's other start references (JobService.addSeeds stores them there).
     seeds: [catalog.startUrl, ...s.seedUrls],
@@ -274,7 +277,7 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
     ...documents.deps,
     events: f.events,
     consumers: f.components.consumers,
-    known: action === 'merge' ? 'revisit' : 'follow-stored',
+    known: await knownUrlPolicy(frontier, action),
     resume: action === 'resume',
     onReplace: vectors
       ? async (previous) => void (await vectors.deleteResource(previous.catalogId, previous.version, previous.id))

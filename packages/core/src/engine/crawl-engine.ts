@@ -99,7 +99,11 @@ export class CrawlEngine {
       },
       log: this.#log,
     });
-    this.#queue = new QueuePipeline(deps, (url) => this.#sitemaps.contact(url));
+    this.#queue = new QueuePipeline(
+      deps,
+      (url) => this.#sitemaps.contact(url),
+      (url) => this.#sitemaps.hint(url),
+    );
     this.#images = new PageImages(deps, this.#log);
     this.#owed = new OwedWrites(() => this.#committer.soon());
     this.#committer = new Committer({

@@ -6,6 +6,7 @@ import type { ExtractedContent } from '../content/content-extractor.js';
 import type { ContentDedupFilter, ExistingUrlPathFilter } from '../dedup/url-filter.js';
 import type { Extractor } from '../fetch/extractor.js';
 import type { CrawlFrontier } from '../frontier/frontier.js';
+import type { Prioritizer } from '../frontier/prioritizer.js';
 import type { Catalog, CrawlAction, ResourceRow } from '../model.js';
 import type { CompositeOutputChannel } from '../outputs/composite-output-channel.js';
 import type { BlobStore } from '../storage/blob-store.js';
@@ -53,6 +54,11 @@ export interface CrawlEngineDeps {
   urlFilter: ExistingUrlPathFilter;
   contentDedup: ContentDedupFilter;
   acceptors: { check(candidate: Candidate): Verdict | Promise<Verdict> };
+  /**
+   * Scores each url offered to the frontier (seed 003's prioritizer, frontier/prioritizer.ts); absent: the default,
+   * weighed by the catalog's `priorityWeights`.
+   */
+  prioritizer?: Prioritizer | undefined;
   /** Fetches pages without following redirects (a 3xx dispatches its target as a url of its own). */
   pageFetcher: Extractor;
   /** Fetches pictures, following redirects. */

@@ -6,7 +6,8 @@ import type { Completion } from './page.js';
 import type { Refusal } from './queue-pipeline.js';
 
 /**
- * The url ledger rows of one commit: a `queued` row per url put on the frontier, a `rejected` row per link refused,
+ * The url ledger rows of one commit: a `queued` row per url put on the frontier (with its priority, when the
+ * prioritizer scored it), a `rejected` row per link refused,
  * and a row per handled url with its outcome (completions last, so a url put and handled in one batch ends handled;
  * the store's replacement rule keeps any end state from a later `queued`). The id is the url's resource id.
  */
@@ -44,6 +45,7 @@ export function ledgerRows(
         depth: e.depth,
         redirects: e.redirectChain ?? [],
         foundAs: e.foundAs ?? null,
+        priority: e.rank ?? null,
         fetchedAt: null,
       }),
     );

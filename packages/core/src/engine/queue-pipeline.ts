@@ -1,5 +1,12 @@
 import { defaultCatalogSettings } from '../config.js';
 import type { FrontierEntry } from '../frontier/frontier.js';
+import {
+  createPrioritizer,
+  frontierPriority,
+  type Prioritizer,
+  type ReferringPage,
+  type SitemapFacts,
+} from '../frontier/prioritizer.js';
 import type { Outcome } from '../outcomes.js';
 import { foundAs, writtenForm } from '../url/found-as.js';
 import { normalizeUrl } from '../url/normalize.js';
@@ -28,6 +35,8 @@ export interface Refusal {
 export interface OfferedLink {
   url: string;
   foundAs?: string | undefined;
+  /** The link's text (the prioritizer reads it). */
+  text?: string | undefined;
 }
 
 /** Links a page offers: the accepted ones go to the frontier at commit; refused ones are counted there. */
@@ -62,7 +71,11 @@ const MAX_REFUSED = 1_000_000;
  * duplicate) leaves no trace.
  */
 export class QueuePipeline {
-  readonly #d: Pick<CrawlEngineDeps, 'acceptors' | 'normalize'> & { catalog?: CrawlEngineDeps['catalog'] };
+  readonly #d: QueueDeps;
+  /** Scores each url accepted (seed 003): its frontier priority, and the parts the ledger keeps. */
+  readonly #prioritizer: Prioritizer;
+  /** What the sitemaps read in this run say of a url. */
+  readonly #sitemapFacts: ((url: string) => SitemapFacts | undefined) | undefined;
   /** The host's trap budget (trap-budget.ts): checked at settle, and by the document pipeline's `trap` stage. */
   readonly traps: TrapBudget;
   /** The catalog's `sessionParams`, lower case; undefined when it names none. */
@@ -79,11 +92,16 @@ export class QueuePipeline {
   readonly #contact: ((url: string) => void) | undefined;
 
   constructor(
-    deps: Pick<CrawlEngineDeps, 'acceptors' | 'normalize'> & { catalog?: CrawlEngineDeps['catalog'] },
+    deps: QueueDeps,
     contact?: (url: string) => void,
+    sitemapFacts?: (url: string) => SitemapFacts | undefined,
   ) {
     this.#d = deps;
     this.#contact = contact;
+    this.#sitemapFacts = sitemapFacts;
+    this.#prioritizer =
+      deps.prioritizer ??
+      createPrioritizer(deps.catalog?.settings.priorityWeights ?? defaultCatalogSettings.priorityWeights);
     const s = deps.catalog?.settings;
     const extra = (s?.sessionParams ?? []).map((p) => p.trim().toLowerCase()).filter(Boolean);
     this.#sessionParams = extra.length > 0 ? new Set(extra) : undefined;
@@ -107,9 +125,11 @@ export class QueuePipeline {
   }
 
   /**
-   * Links found at `depth` on `referrer`; a negative priority queues them first (seeds, redirect targets). A redirect
-   * target is offered with its `hop`: how many redirects led to it and the chain's urls. A url written otherwise than
-   * its normal form carries that form (`foundAs`, the first of the offer's links to it).
+   * Links found at `depth` on `referrer`; a negative priority queues them first (seeds, redirect targets: the
+   * frontier's lane 0), any other is replaced by the prioritizer's score of each url (its front queue), read from the
+   * url, the link's text, the referring page (`from`) and what the sitemaps say of it. A redirect target is offered
+   * with its `hop`: how many redirects led to it and the chain's urls. A url written otherwise than its normal form
+   * carries that form (`foundAs`, the first of the offer's links to it).
    */
   async offer(
     rawUrls: ReadonlyArray<string | OfferedLink>,
@@ -118,26 +138,34 @@ export class QueuePipeline {
     priority = 0,
     normalized = false,
     hop?: RedirectHop,
+    from?: ReferringPage,
   ): Promise<Offer> {
     const d = this.#d;
     /** Each url once, with the form its first link was written in (undefined when that was its normal form). */
-    const unique = new Map<string, string | undefined>();
+    const unique = new Map<string, { written: string | undefined; text: string | undefined }>();
     for (const link of rawUrls) {
       const raw = typeof link === 'string' ? link : link.url;
       const url = this.canonical(raw, referrer, normalized);
       if (!url || unique.has(url) || this.#offered.has(url) || this.#refused.has(url)) continue;
-      unique.set(url, foundAs(writtenAs(link, referrer, normalized), url));
+      const text = typeof link === 'string' ? undefined : link.text;
+      unique.set(url, { written: foundAs(writtenAs(link, referrer, normalized), url), text });
     }
     const offer: Offer = { accepted: [], refused: [] };
-    for (const [url, written] of unique) {
+    for (const [url, { written, text }] of unique) {
       const verdict = await d.acceptors.check({ url, depth, referrer });
       if (verdict.accept) {
-        const entry: FrontierEntry = {
-          url,
-          depth,
-          referrer,
-          priority: priority < 0 ? 0 : priority + Math.min(depth, 100),
-        };
+        const entry: FrontierEntry = { url, depth, referrer, priority: 0 };
+        if (priority >= 0) {
+          const rank = this.#prioritizer.prioritize({
+            url,
+            depth,
+            anchor: text,
+            referrer: from,
+            sitemap: this.#sitemapFacts?.(url),
+          });
+          entry.priority = frontierPriority(rank);
+          entry.rank = rank;
+        }
         if (hop) {
           entry.redirects = hop.redirects;
           entry.redirectChain = hop.redirectChain;
@@ -211,6 +239,11 @@ export class QueuePipeline {
     return { puts, refused };
   }
 }
+
+/** What the queue pipeline works with: the acceptors, url normalisation, the catalog and its prioritizer. */
+type QueueDeps = Pick<CrawlEngineDeps, 'acceptors' | 'normalize' | 'prioritizer'> & {
+  catalog?: CrawlEngineDeps['catalog'];
+};
 
 /**
  * The form a link was written in: an extracted link's `foundAs` (else its url, in normal form but for the catalog's

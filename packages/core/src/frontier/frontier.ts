@@ -1,3 +1,5 @@
+import type { UrlPriority } from './prioritizer.js';
+
 /** One atomic write of a run's progress (see {@link CrawlFrontier.commit}). */
 export interface FrontierCommit {
   puts: FrontierEntry[];
@@ -24,6 +26,11 @@ export interface FrontierEntry {
    * url ledger keeps it on the url's row (url/found-as.ts). Absent for a url found in its normal form.
    */
   foundAs?: string | undefined;
+  /**
+   * The prioritizer's score and parts (seed 003) that gave `priority`: written to the url ledger with the url's
+   * queued row, never stored on the frontier (a polled entry has none).
+   */
+  rank?: UrlPriority | undefined;
 }
 
 /** A polled entry; ack() it once its outcome is durable. */

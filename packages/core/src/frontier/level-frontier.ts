@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { ClassicLevel } from 'classic-level';
 import { CrawlerError } from '../errors.js';
+import { BiasedSelector, LANES, laneOf, laneRange } from './front-queues.js';
 import type { ClearOptions, CrawlFrontier, FrontierCommit, FrontierEntry, LeasedEntry } from './frontier.js';
 import { checkFrontier, DONE, META } from './frontier-check.js';
 import { checkEntry, decodeEntry, encodeEntry, queuePosition, urlKey } from './frontier-keys.js';
+import { LaneReader } from './level-lane.js';
 import { GroupCommit, type Op } from './level-writes.js';
 import { type LevelStoreLabel, levelError, markCorrupt, openLevel } from './open-level.js';
 
@@ -17,12 +19,6 @@ export interface LevelFrontierOptions {
   maxPending?: number;
 }
 
-interface Buffered {
-  /** The queue position (the key without `f:`), also the lease key. */
-  pos: string;
-  value: string;
-}
-
 /** `c:` holds the caller's checkpoint (the run's counters), written atomically with acks by commit(). */
 const CHECKPOINT = 'c:';
 /** `j:` keys: the run's journal (see FrontierCommit.journal). */
@@ -34,9 +30,11 @@ const CHUNK = 1024;
  * (`DataLayout.frontierDir(catalogId, version)`).
  *
  * Keys: `f:{priority}{sequence}` the queue (FIFO within a priority), `u:{url}` queued during this run,
- * `i:{priority}{sequence}` polled and not yet acked, `m:` counters. Writes are group-committed: puts wait
- * for their batch, lease moves and acks are written within `flushMs`. A crash loses at most those lazy
- * writes, which only means an entry is offered again after {@link recover}.
+ * `i:{priority}{sequence}` polled and not yet acked, `m:` counters. The priority's whole part is the entry's lane
+ * (front-queues.ts): lane 0 (start urls, redirect targets) and the front queues, each a contiguous key range with a
+ * read-ahead of its own (level-lane.ts); a poll takes from the lane the biased selector picks. Writes are
+ * group-committed: puts wait for their batch, lease moves and acks are written within `flushMs`. A crash loses at
+ * most those lazy writes, which only means an entry is offered again after {@link recover}.
  */
 export class LevelFrontier implements CrawlFrontier {
   readonly dir: string;
@@ -52,13 +50,9 @@ export class LevelFrontier implements CrawlFrontier {
   #leases = new Set<string>();
   #putting = new Set<string>();
 
-  #buffer: Buffered[] = [];
-  #head = 0;
-  /** The last queue position read into the buffer; later positions are only on disk. */
-  #tail: string | undefined;
-  #filling: Promise<number> | undefined;
-  /** Positions put while a fill runs, so a fill never misses one its iterator did not see. */
-  #fillSeen: Map<string, string> | undefined;
+  /** One read-ahead per lane (front-queues.ts). */
+  readonly #lanes: LaneReader[];
+  readonly #selector = new BiasedSelector();
 
   #gate: Promise<void> | undefined;
   #closed = false;
@@ -84,6 +78,17 @@ export class LevelFrontier implements CrawlFrontier {
       meta: () => ({ type: 'put', key: META, value: `${this.#seq},${this.#size}` }),
       error: (err) => levelError(err, this.dir, this.#label, 'writing'),
     });
+    this.#lanes = Array.from(
+      { length: LANES },
+      (_, lane) =>
+        new LaneReader(db, {
+          range: laneRange(lane),
+          readAhead: this.#readAhead,
+          flush: () => this.#writes.flush(),
+          error: (err) =>
+            err instanceof CrawlerError ? err : levelError(err, this.dir, this.#label, 'reading the queue'),
+        }),
+    );
   }
 
   /**
@@ -133,7 +138,7 @@ export class LevelFrontier implements CrawlFrontier {
         const pos = queuePosition(entry.priority ?? 0, this.#seq++);
         const value = encodeEntry(entry);
         ops.push({ type: 'put', key: uk, value: '' }, { type: 'put', key: `f:${pos}`, value });
-        this.#noteNewPosition(pos, value);
+        this.#lanes[laneOf(entry.priority ?? 0)]?.note(pos, value);
         results.push(true);
       }
       this.#size += mine.length;
@@ -203,13 +208,20 @@ export class LevelFrontier implements CrawlFrontier {
 
   async poll(): Promise<LeasedEntry | undefined> {
     await this.#ready();
-    while (this.#head >= this.#buffer.length) {
-      if ((await this.#fill()) === 0 && this.#head >= this.#buffer.length) return undefined;
-      await this.#ready();
+    let item: { pos: string; value: string } | undefined;
+    for (;;) {
+      // Every lane that may hold entries is read ahead first, so the selector sees each lane that holds any.
+      const unread = this.#lanes.filter((l) => !l.buffered && !l.empty);
+      if (unread.length > 0) {
+        await Promise.all(unread.map((l) => l.fill()));
+        await this.#ready();
+        continue;
+      }
+      const lane = this.#selector.pick((l) => this.#lanes[l]?.buffered === true);
+      if (lane === undefined) return undefined;
+      item = this.#lanes[lane]?.take();
+      if (item) break;
     }
-    const item = this.#buffer[this.#head] as Buffered;
-    this.#buffer[this.#head] = undefined as unknown as Buffered;
-    this.#head++;
     this.#size--;
     this.#leases.add(item.pos);
     this.#writes.lazy({ type: 'del', key: `f:${item.pos}` }, { type: 'put', key: `i:${item.pos}`, value: item.value });
@@ -326,7 +338,7 @@ export class LevelFrontier implements CrawlFrontier {
   async close(): Promise<void> {
     this.#closing ??= (async () => {
       while (this.#gate) await this.#gate;
-      await this.#filling?.catch(() => undefined);
+      await this.#fills();
       this.#closed = true;
       let failure: unknown;
       try {
@@ -375,7 +387,7 @@ export class LevelFrontier implements CrawlFrontier {
       open = resolve;
     });
     try {
-      await this.#filling?.catch(() => undefined);
+      await this.#fills();
       await this.#writes.flush();
       return await fn();
     } finally {
@@ -385,72 +397,12 @@ export class LevelFrontier implements CrawlFrontier {
   }
 
   #resetBuffer(): void {
-    this.#buffer = [];
-    this.#head = 0;
-    this.#tail = undefined;
+    for (const lane of this.#lanes) lane.reset();
+    this.#selector.reset();
   }
 
-  /** A new queue position at or before the tail must go straight into the read-ahead buffer. */
-  #noteNewPosition(pos: string, value: string): void {
-    if (this.#fillSeen) this.#fillSeen.set(pos, value);
-    else if (this.#tail !== undefined && pos <= this.#tail) this.#insertSorted({ pos, value });
-  }
-
-  #insertSorted(item: Buffered): void {
-    let lo = this.#head;
-    let hi = this.#buffer.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.#buffer[mid] as Buffered).pos < item.pos) lo = mid + 1;
-      else hi = mid;
-    }
-    this.#buffer.splice(lo, 0, item);
-  }
-
-  #fill(): Promise<number> {
-    this.#filling ??= this.#readChunk().finally(() => {
-      this.#filling = undefined;
-    });
-    return this.#filling;
-  }
-
-  async #readChunk(): Promise<number> {
-    const oldTail = this.#tail;
-    this.#fillSeen = new Map();
-    let rows: [string, string][];
-    try {
-      await this.#writes.flush();
-      const it = this.#db.iterator({ gt: oldTail === undefined ? 'f:' : `f:${oldTail}`, lt: 'f;' });
-      try {
-        rows = await it.nextv(this.#readAhead);
-      } finally {
-        await it.close();
-      }
-    } catch (err) {
-      this.#fillSeen = undefined;
-      throw err instanceof CrawlerError ? err : levelError(err, this.dir, this.#label, 'reading the queue');
-    }
-    const seen = this.#fillSeen;
-    this.#fillSeen = undefined;
-    if (this.#head > 0) {
-      this.#buffer = this.#buffer.slice(this.#head);
-      this.#head = 0;
-    }
-    const last = rows.at(-1);
-    const newTail = last ? last[0].slice(2) : oldTail;
-    const read = new Set<string>();
-    for (const [key, value] of rows) {
-      const pos = key.slice(2);
-      read.add(pos);
-      this.#buffer.push({ pos, value });
-    }
-    this.#tail = newTail;
-    for (const [pos, value] of seen) {
-      if (read.has(pos)) continue;
-      const beforeOld = oldTail !== undefined && pos <= oldTail;
-      const withinNew = newTail !== undefined && pos <= newTail;
-      if (beforeOld || withinNew) this.#insertSorted({ pos, value });
-    }
-    return rows.length;
+  /** Wait for the lanes' fills running now (their failures are the poll's to report). */
+  async #fills(): Promise<void> {
+    await Promise.all(this.#lanes.map((l) => l.filling?.catch(() => undefined)));
   }
 }

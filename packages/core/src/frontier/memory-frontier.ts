@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { CrawlerError } from '../errors.js';
+import { BiasedSelector, LANES, laneOf } from './front-queues.js';
 import type { ClearOptions, CrawlFrontier, FrontierCommit, FrontierEntry, LeasedEntry } from './frontier.js';
 import { checkEntry, queuePosition } from './frontier-keys.js';
 
@@ -53,11 +54,12 @@ class PositionHeap {
 }
 
 /**
- * A frontier held in memory: the same contract as {@link LevelFrontier}, without durability.
- * For library users who crawl once and for tests.
+ * A frontier held in memory: the same contract as {@link LevelFrontier}, without durability — one heap per lane
+ * (front-queues.ts), polled through the same biased selector. For library users who crawl once and for tests.
  */
 export class MemoryFrontier implements CrawlFrontier {
-  #heap = new PositionHeap();
+  readonly #lanes = Array.from({ length: LANES }, () => new PositionHeap());
+  readonly #selector = new BiasedSelector();
   #queued = new Set<string>();
   #leases = new Map<string, FrontierEntry>();
   #seq = 0;
@@ -77,14 +79,17 @@ export class MemoryFrontier implements CrawlFrontier {
     return entries.map((entry) => {
       if (this.#queued.has(entry.url)) return false;
       this.#queued.add(entry.url);
-      this.#heap.push({ pos: queuePosition(entry.priority ?? 0, this.#seq++), entry: { ...entry } });
+      // The prioritizer's parts go to the ledger, not the queue (as on the LevelDB frontier).
+      const { rank: _rank, ...kept } = entry;
+      this.#push({ pos: queuePosition(entry.priority ?? 0, this.#seq++), entry: kept });
       return true;
     });
   }
 
   async poll(): Promise<LeasedEntry | undefined> {
     this.#check();
-    const item = this.#heap.pop();
+    const lane = this.#selector.pick((l) => (this.#lanes[l] as PositionHeap).size > 0);
+    const item = lane === undefined ? undefined : this.#lanes[lane]?.pop();
     if (!item) return undefined;
     this.#leases.set(item.pos, item.entry);
     return { ...item.entry, leaseKey: item.pos };
@@ -132,7 +137,9 @@ export class MemoryFrontier implements CrawlFrontier {
 
   async size(): Promise<number> {
     this.#check();
-    return this.#heap.size;
+    let size = 0;
+    for (const heap of this.#lanes) size += heap.size;
+    return size;
   }
 
   inFlight(): number {
@@ -142,12 +149,13 @@ export class MemoryFrontier implements CrawlFrontier {
   async recover(options: { keepRun?: boolean } = {}): Promise<number> {
     this.#check();
     const recovered = this.#leases.size;
-    for (const [pos, entry] of this.#leases) this.#heap.push({ pos, entry });
+    for (const [pos, entry] of this.#leases) this.#push({ pos, entry });
     this.#leases.clear();
+    this.#selector.reset();
     if (!options.keepRun) {
       this.#queued.clear();
       this.#done.clear();
-      for (const { entry } of this.#heap.values()) this.#queued.add(entry.url);
+      for (const heap of this.#lanes) for (const { entry } of heap.values()) this.#queued.add(entry.url);
     }
     return recovered;
   }
@@ -155,7 +163,8 @@ export class MemoryFrontier implements CrawlFrontier {
   async clear(options: ClearOptions = {}): Promise<void> {
     this.#check();
     const keep = options.keepJournal ?? [];
-    this.#heap.clear();
+    for (const heap of this.#lanes) heap.clear();
+    this.#selector.reset();
     this.#queued.clear();
     this.#leases.clear();
     this.#done.clear();
@@ -172,6 +181,10 @@ export class MemoryFrontier implements CrawlFrontier {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
+  }
+
+  #push(item: Queued): void {
+    this.#lanes[laneOf(item.entry.priority ?? 0)]?.push(item);
   }
 
   #check(): void {

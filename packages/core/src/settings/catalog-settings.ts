@@ -71,6 +71,9 @@ export type RecrawlFrequency = z.infer<typeof recrawlFrequencySchema>;
 export const ORPHAN_STRATEGIES = ['ignore', 'delete', 'process'] as const;
 export type OrphanStrategy = (typeof ORPHAN_STRATEGIES)[number];
 
+/** The weight of one part of a url's priority: 0 (left out) to 100. */
+const priorityWeight = z.number().min(0).max(100).default(1);
+
 /** The categories a catalog can be filed under (`catalog cats`, `GET /v2/catalog/cats`). */
 export const CATALOG_CATS = [
   'news',
@@ -216,6 +219,21 @@ export const catalogSettingsSchema = z.strictObject({
   recrawlFrequencies: z.array(recrawlFrequencySchema).default(() => []),
   /** Queue the links found inside documents (a PDF's link annotations, a Word file's hyperlinks). @default true */
   postImportLinks: z.boolean().default(true),
+  /**
+   * The prioritizer's weights (frontier/prioritizer.ts, docs/crawling.md#priorities): a url's score is the weighted
+   * mean of its depth, page type, freshness, quality and sitemap `<priority>`, each from 0 to 1; a part not named is
+   * weighed 1, a weight of 0 leaves it out. `{ depth: 1, type: 0, freshness: 0, quality: 0, sitemap: 0 }` is the
+   * depth-only order. @default every part 1
+   */
+  priorityWeights: z
+    .strictObject({
+      depth: priorityWeight,
+      type: priorityWeight,
+      freshness: priorityWeight,
+      quality: priorityWeight,
+      sitemap: priorityWeight,
+    })
+    .default(() => ({ depth: 1, type: 1, freshness: 1, quality: 1, sitemap: 1 })),
 });
 
 /** The rules for crawling one site (every field present: defaults applied). */

@@ -93,6 +93,46 @@ export function describeFrontierContract(
       expect(rest.at(-1)?.url).toBe(e(9000).url);
     });
 
+    it('front queues: start urls (priority below 1) first, then each queue 3 times as often as the one below', async () => {
+      // Queue q holds priorities [1 + q, 2 + q) (front-queues.ts); weights 3^(7 - q).
+      await frontier.putAll(Array.from({ length: 300 }, (_, i) => e(i, { priority: 1.5 })));
+      await frontier.putAll(Array.from({ length: 100 }, (_, i) => e(1000 + i, { priority: 2.5 })));
+      await frontier.put(e(2000, { priority: 0 }));
+      const got = await drain(frontier, true, 500);
+      expect(got[0]?.url).toBe(e(2000).url);
+      // Smooth weighted round robin, 3 : 1 while both hold urls: one of queue 1 in every 4 polls.
+      const second = got.slice(1, 401).flatMap((x, i) => (x.priority === 2.5 ? [i] : []));
+      expect(second.slice(0, 3)).toEqual([2, 6, 10]);
+      expect(second.length).toBe(100);
+      expect(got).toHaveLength(401);
+    });
+
+    it('a low front queue still drains while higher ones keep being fed', async () => {
+      await frontier.putAll(Array.from({ length: 2 }, (_, i) => e(50_000 + i, { priority: 8 })));
+      let fed = 0;
+      // Queue 0 is fed 500 urls at a time before it runs dry: it always holds urls.
+      const feed = () => frontier.putAll(Array.from({ length: 500 }, () => e(fed++, { priority: 1.25 })));
+      await feed();
+      const lowTaken: number[] = [];
+      for (let poll = 0; poll < 10_000 && lowTaken.length < 2; poll++) {
+        if (poll % 400 === 399) await feed();
+        const next = (await frontier.poll()) as LeasedEntry;
+        if (next.priority === 8) lowTaken.push(poll);
+        else expect(next.priority).toBe(1.25);
+        await frontier.ack(next);
+      }
+      // Weights 2187 : 1 — queue 7 gets one poll in every 2188, however long queue 0 is fed.
+      expect(lowTaken).toEqual([1094, 3282]);
+      expect(await frontier.size()).toBeGreaterThan(0);
+    });
+
+    it('a front queue found empty is served again once a url is put in it', async () => {
+      await frontier.putAll([e(1, { priority: 3.5 }), e(2, { priority: 1 })]);
+      expect(urls(await drain(frontier))).toEqual(urls([e(2), e(1)]));
+      await frontier.putAll([e(3, { priority: 8.25 }), e(4, { priority: 3.25 })]);
+      expect(urls(await drain(frontier))).toEqual(urls([e(4), e(3)]));
+    });
+
     it('refuses a url already queued during this run, even once polled and acked', async () => {
       expect(await frontier.put(e(1))).toBe(true);
       expect(await frontier.put(e(1, { depth: 3, priority: -5 }))).toBe(false);

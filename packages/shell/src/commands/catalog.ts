@@ -255,6 +255,10 @@ export function formatCatalog(c: Catalog): string {
     `  threads ${s.threads} · host concurrency ${s.hostConcurrency} · retries ${s.maxRetries} · max versions ${s.maxVersions}`,
     `  outputs ${s.outputs.join('+')} · images ${s.images ? 'yes' : 'no'} · robots.txt ${s.robots ? 'obeyed' : 'ignored'} · sitemap ${s.sitemap ? 'read' : 'not read'}`,
     `  include ${s.include.length ? s.include.join(', ') : '-'} · exclude ${s.exclude.length ? s.exclude.join(', ') : '-'}`,
+    `  schedule ${s.schedule ? `${s.schedule} (watch or serve runs it)` : 'none'}`,
+    `  priority weights ${Object.entries(s.priorityWeights)
+      .map(([part, w]) => `${part}=${w}`)
+      .join(',')}`,
     `  acceptors ${s.acceptors.length ? s.acceptors.join(', ') : 'all'} · fetcher ${s.fetcher} · extractor ${s.extractor} · content extractor ${s.contentExtractor} · content dedup ${s.contentDedup || 'node setting (GF_CONTENT_DEDUP)'}`,
   ];
   return `${lines.join('\n')}\n`;

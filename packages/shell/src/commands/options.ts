@@ -1,4 +1,10 @@
-import { type CatalogSettings, ORPHAN_STRATEGIES, type OrphanStrategy, type OutputLayer } from '@greenfinger/core';
+import {
+  type CatalogSettings,
+  defaultCatalogSettings,
+  ORPHAN_STRATEGIES,
+  type OrphanStrategy,
+  type OutputLayer,
+} from '@greenfinger/core';
 import { InvalidArgumentError } from 'commander';
 import { intArg, listArg, numberArg } from '../args.js';
 import type { OptionSpec } from '../command-spec.js';
@@ -73,10 +79,44 @@ export interface SettingsOptions {
   canonical?: boolean;
   recrawlSitemap?: boolean;
   changeDistance?: number;
+  schedule?: string;
   postImportLinks?: boolean;
   metadataFilters?: unknown[];
   documentFilters?: unknown[];
   recrawlFrequencies?: unknown[];
+  priorityWeights?: CatalogSettings['priorityWeights'];
+}
+
+/** The parts of a url's priority, in the order the setting names them. */
+const PRIORITY_PARTS = Object.keys(defaultCatalogSettings.priorityWeights);
+
+/**
+ * `--priority-weights depth=1,type=2,…`: a weight from 0 to 100 per part named; a part not named is weighed 1. The
+ * error names the flag, the part and the parts there are.
+ */
+export function priorityWeightsArg(value: string): CatalogSettings['priorityWeights'] {
+  const weights: Record<string, number> = {};
+  const example = 'depth=1,type=2,freshness=0';
+  for (const pair of value
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const [name = '', raw = ''] = pair.split('=').map((s) => s.trim());
+    if (!PRIORITY_PARTS.includes(name)) {
+      throw new InvalidArgumentError(
+        `--priority-weights: unknown part "${name}" — use ${PRIORITY_PARTS.join(', ')}, e.g. ${example}`,
+      );
+    }
+    const n = Number(raw);
+    if (raw === '' || !Number.isFinite(n) || n < 0 || n > 100) {
+      throw new InvalidArgumentError(`--priority-weights: ${name} must be a number from 0 to 100, got "${raw}"`);
+    }
+    weights[name] = n;
+  }
+  if (Object.keys(weights).length === 0) {
+    throw new InvalidArgumentError(`--priority-weights takes part=weight pairs, e.g. ${example}`);
+  }
+  return { ...defaultCatalogSettings.priorityWeights, ...weights };
 }
 
 /** A JSON array (a list of filters or rules); the error names the flag and shows the shape. */
@@ -218,6 +258,11 @@ export const SETTINGS_OPTIONS: OptionSpec[] = [
       'merge: a page whose text without dates, counters and tokens is within these simhash bits is unchanged (default 0)',
     parse: intArg('--change-distance', 0),
   },
+  {
+    flags: '--schedule <when>',
+    description:
+      'runs by itself under watch or serve: "every 6h", a cron expression such as "0 3 * * *", or @daily ("" = never)',
+  },
   { flags: '--post-import-links', description: "queue the links inside documents (a PDF's links) (default)" },
   { flags: '--no-post-import-links', description: 'do not follow the links inside documents' },
   {
@@ -235,6 +280,12 @@ export const SETTINGS_OPTIONS: OptionSpec[] = [
     flags: '--recrawl-frequencies <json>',
     description: 'minimum recrawl frequencies for merge, a JSON array, e.g. \'[{"match":"/news/","every":"1h"}]\'',
     parse: jsonListArg('--recrawl-frequencies', '[{"match":"/archive/","every":"monthly"}]'),
+  },
+  {
+    flags: '--priority-weights <parts>',
+    description:
+      'what comes first: weights of depth, type, freshness, quality and sitemap, e.g. depth=1,type=2 (unnamed: 1; docs/crawling.md)',
+    parse: priorityWeightsArg,
   },
 ];
 
@@ -289,10 +340,12 @@ export function settingsOf(o: SettingsOptions): Partial<CatalogSettings> {
     canonical: o.canonical,
     recrawlSitemap: o.recrawlSitemap,
     changeDistance: o.changeDistance,
+    schedule: o.schedule,
     postImportLinks: o.postImportLinks,
     metadataFilters: o.metadataFilters as CatalogSettings['metadataFilters'] | undefined,
     documentFilters: o.documentFilters as CatalogSettings['documentFilters'] | undefined,
     recrawlFrequencies: o.recrawlFrequencies as CatalogSettings['recrawlFrequencies'] | undefined,
+    priorityWeights: o.priorityWeights,
   };
   return Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
 }

@@ -33,7 +33,7 @@ export const WHY_COMMAND = defineCommand<WhyOptions>({
     { flags: '--version <n>', description: 'the catalog version (default: the current one)', parse: parseVersion },
     dataOption('data root holding system/ and user/ (default ./data or GF_DATA_STORE)'),
     jsonOption(
-      'print exactly one JSON document: {catalog: {id, name}, version, url, row: {id, state, outcome, detail, status, reason, referrer, depth, redirects, foundAs, fetchedAt, …} | null, explanation}',
+      'print exactly one JSON document: {catalog: {id, name}, version, url, row: {id, state, outcome, detail, status, reason, referrer, depth, redirects, foundAs, priority, fetchedAt, …} | null, explanation}',
     ),
     verboseOption(),
   ],
@@ -57,6 +57,15 @@ export const WHY_COMMAND = defineCommand<WhyOptions>({
   },
 }) satisfies CommandSpec;
 
+/** A url's priority as it was queued: `0.712 (front queue 2): depth 0.5 · type 0.9 · …`. */
+export function formatPriority(p: NonNullable<UrlFate['row']>['priority']): string {
+  if (!p) return '-';
+  const parts = Object.entries(p.parts)
+    .map(([name, v]) => `${name} ${v}`)
+    .join(' · ');
+  return `${p.score} (front queue ${p.queue}): ${parts}`;
+}
+
 /** A few aligned lines, then the explanation. */
 export function formatFate(fate: UrlFate): string {
   const r = fate.row;
@@ -71,9 +80,14 @@ export function formatFate(fate: UrlFate): string {
     if (r.reason) lines.push(['reason', r.reason]);
     lines.push(['referrer', r.referrer ?? '-']);
     lines.push(['depth', String(r.depth)]);
+    if (r.priority) lines.push(['priority', formatPriority(r.priority)]);
     if (r.redirects.length > 0) lines.push(['redirects', r.redirects.join(' → ')]);
     if (r.foundAs) lines.push(['found as', r.foundAs]);
     lines.push(['fetched', r.fetchedAt ?? '-']);
+    if (r.changedAt) {
+      const n = r.changeCount ?? 1;
+      lines.push(['changed', `${r.changedAt} (${n} change${n === 1 ? '' : 's'} in this version)`]);
+    }
     lines.push(['url id', r.id]);
   } else {
     lines.push(['state', 'not in the ledger']);

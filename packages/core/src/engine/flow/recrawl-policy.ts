@@ -5,6 +5,8 @@ import { cachedRegex } from './regex-cache.js';
 export interface SitemapHint {
   lastmod?: string | undefined;
   changefreq?: string | undefined;
+  /** `<priority>`, 0 to 1 (the prioritizer reads it). */
+  priority?: number | undefined;
 }
 
 /** A page the version holds: when it was fetched, and its type. */

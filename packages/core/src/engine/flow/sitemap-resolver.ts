@@ -21,8 +21,8 @@ export interface SitemapResolverOptions {
 /**
  * Sitemap resolution of the queue pipeline (seed 002): on first contact with each host — its first url accepted in
  * this run — the host's sitemaps are read, once, and what they list is offered to the queue; urls that came from a
- * sitemap do not trigger it. It also keeps what the sitemaps say of each url (`lastmod`, `changefreq`) for the
- * recrawlable resolver. The start url's host is read before any worker polls (`resolve`), other hosts in the
+ * sitemap do not trigger it. It also keeps what the sitemaps say of each url (`lastmod`, `changefreq`, `priority`)
+ * for the recrawlable resolver and the prioritizer. The start url's host is read before any worker polls (`resolve`), other hosts in the
  * background while the crawl goes on; the crawl is not finished while one is being read (`pending`).
  */
 export class SitemapResolver {
@@ -90,8 +90,8 @@ export class SitemapResolver {
     }
     for (const e of entries) {
       if (this.#hints.size >= MAX_HINTS) break;
-      if (e.lastmod !== undefined || e.changefreq !== undefined) {
-        this.#hints.set(e.loc, { lastmod: e.lastmod, changefreq: e.changefreq });
+      if (e.lastmod !== undefined || e.changefreq !== undefined || e.priority !== undefined) {
+        this.#hints.set(e.loc, { lastmod: e.lastmod, changefreq: e.changefreq, priority: e.priority });
       }
     }
     if (entries.length > 0) this.#o.log.info({ origin, urls: entries.length }, 'sitemap urls offered');

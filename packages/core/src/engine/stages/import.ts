@@ -2,7 +2,7 @@ import { DocumentError } from '../../content/documents/document-error.js';
 import { errorMessage } from '../../errors.js';
 import { Outcome } from '../../outcomes.js';
 import { NEXT, type Stage } from '../page.js';
-import { addOffer, followed } from './links.js';
+import { addOffer, followed, referringPage } from './links.js';
 
 /**
  * Import (seed 002): a document — PDF, Word, text, Markdown, CSV — is read by its DocumentContentParser on the
@@ -38,7 +38,18 @@ export const postImportLinks: Stage = {
     if (!page.document || !d.catalog.settings.postImportLinks || page.robots.nofollow) return NEXT;
     const { entry, content } = page;
     if (content.links.length > 0)
-      addOffer(page, await queue.offer(followed(content.links), entry.depth + 1, entry.url, 0, true));
+      addOffer(
+        page,
+        await queue.offer(
+          followed(content.links),
+          entry.depth + 1,
+          entry.url,
+          0,
+          true,
+          undefined,
+          referringPage(content),
+        ),
+      );
     return NEXT;
   },
 };

@@ -1,7 +1,10 @@
 import { isPageType } from '../../fetch/content-type.js';
+import type { CrawlFrontier } from '../../frontier/frontier.js';
 import { ids } from '../../ids.js';
+import type { CrawlAction } from '../../model.js';
 import { Outcome } from '../../outcomes.js';
 import { isFolderUrl } from '../../url/file-url.js';
+import type { KnownUrlPolicy } from '../engine-deps.js';
 import {
   done,
   HEADER_NOFOLLOW,
@@ -12,7 +15,7 @@ import {
   type Stage,
 } from '../page.js';
 import type { Offer } from '../queue-pipeline.js';
-import { followed } from './links.js';
+import { followed, referringPage } from './links.js';
 
 /**
  * Known urls that hold no page but lead on: a redirect (to its target), a noncanonical copy (to its canonical url), a
@@ -46,6 +49,31 @@ export const knownUrl: Stage = {
   },
 };
 
+/** The frontier journal key that keeps the known-url policy of the run writing the version. */
+const POLICY_KEY = 'run:known-urls';
+
+/**
+ * The known-url policy of a run: `merge` revisits what the version holds, the other verbs follow its stored links. A
+ * `resume` keeps the policy of the run it continues (kept in the frontier's journal as that run starts), so a merge
+ * stopped or killed half-way still revisits the pages it had not reached.
+ */
+export async function knownUrlPolicy(
+  frontier: Pick<CrawlFrontier, 'journal' | 'commit'>,
+  action: CrawlAction,
+): Promise<KnownUrlPolicy> {
+  if (action === 'resume') {
+    for await (const [, value] of frontier.journal(POLICY_KEY)) if (value === 'revisit') return 'revisit';
+    return 'follow-stored';
+  }
+  const known: KnownUrlPolicy = action === 'merge' ? 'revisit' : 'follow-stored';
+  await frontier.commit({
+    puts: [],
+    acks: [],
+    journal: known === 'revisit' ? { put: [[POLICY_KEY, known]] } : { del: [POLICY_KEY] },
+  });
+  return known;
+}
+
 async function leadsOn(page: PageInProgress, d: PipelineDeps): Promise<boolean> {
   const row = await d.ledger?.get(ids.resource(d.catalog.id, d.version, page.hash));
   return row !== undefined && LEADS_ON.has(row.outcome);
@@ -78,9 +106,9 @@ export async function storedLinks(
     const kind = d.documentKind?.(previous.contentType, previous.url);
     if (!kind || !d.parseDocument || !d.catalog.settings.postImportLinks) return undefined;
     const doc = await clock.time('import', d.parseDocument(html, entry.url, previous.contentType));
-    return queue.offer(followed(doc.links), entry.depth + 1, entry.url, 0, true);
+    return queue.offer(followed(doc.links), entry.depth + 1, entry.url, 0, true, undefined, referringPage(doc));
   }
   const content = await clock.time('extract', d.extract(html, entry.url, previous.contentType));
   if (content.robots.nofollow) return undefined;
-  return queue.offer(followed(content.links), entry.depth + 1, entry.url, 0, true);
+  return queue.offer(followed(content.links), entry.depth + 1, entry.url, 0, true, undefined, referringPage(content));
 }

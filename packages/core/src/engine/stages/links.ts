@@ -1,4 +1,5 @@
 import type { ExtractedContent } from '../../content/content-extractor.js';
+import type { ReferringPage } from '../../frontier/prioritizer.js';
 import { NEXT, type PageInProgress, type Stage } from '../page.js';
 import type { Offer, OfferedLink } from '../queue-pipeline.js';
 
@@ -12,10 +13,16 @@ export const links: Stage = {
   run: async (page, { queue }) => {
     if (page.document || page.robots.nofollow) return NEXT;
     const { content, entry } = page;
-    addOffer(page, await queue.offer(followed(content.links), entry.depth + 1, entry.url, 0, true));
+    const from = referringPage(content);
+    addOffer(page, await queue.offer(followed(content.links), entry.depth + 1, entry.url, 0, true, undefined, from));
     return NEXT;
   },
 };
+
+/** What the prioritizer reads of the page a link was found on: its article's length and its link density. */
+export function referringPage(content: Pick<ExtractedContent, 'text' | 'linkDensity'>): ReferringPage {
+  return { textLength: content.text.length, linkDensity: content.linkDensity };
+}
 
 /**
  * The links a page's robots directives let the crawl follow: every link but the `rel=nofollow` ones, each with the
