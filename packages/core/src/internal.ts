@@ -34,6 +34,7 @@ export * from './registry.js';
 export * from './runs/index.js';
 export * from './services/change-service.js';
 export * from './services/index.js';
+export * from './settings/schedule.js';
 export type * from './storage/blob-store.js';
 export * from './storage/index.js';
 export * from './url/index.js';

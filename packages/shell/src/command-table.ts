@@ -6,8 +6,8 @@ import { NODE_COMMAND } from './commands/cluster.js';
 import { CONTROL_COMMANDS } from './commands/control.js';
 import { CRAWL_COMMANDS } from './commands/crawl.js';
 import { DELETE_COMMAND } from './commands/delete.js';
-import { EXPORT_COMMAND } from './commands/export.js';
 import { DIFF_COMMAND } from './commands/diff.js';
+import { EXPORT_COMMAND } from './commands/export.js';
 import { INFO_COMMANDS } from './commands/info.js';
 import { MCP_COMMAND } from './commands/mcp.js';
 import { MODELS_COMMANDS, MODELS_GROUP } from './commands/models.js';
@@ -19,6 +19,7 @@ import { SHELL_COMMAND } from './commands/shell.js';
 import { TEST_URL_COMMAND } from './commands/test-url.js';
 import { USER_COMMANDS, USER_GROUP } from './commands/user.js';
 import { VERSIONS_COMMAND } from './commands/versions.js';
+import { WATCH_COMMAND } from './commands/watch.js';
 import { WHY_COMMAND } from './commands/why.js';
 
 /**
@@ -41,6 +42,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   EXPORT_COMMAND,
   ...USER_COMMANDS,
   ...MODELS_COMMANDS,
+  WATCH_COMMAND,
   SERVE_COMMAND,
   MCP_COMMAND,
   NODE_COMMAND,

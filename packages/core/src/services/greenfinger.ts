@@ -23,6 +23,7 @@ import { LedgerService } from './ledger-service.js';
 import { MetricsService } from './metrics-service.js';
 import { PageService } from './page-service.js';
 import { ReplayService } from './replay-service.js';
+import { ScheduleService } from './schedule-service.js';
 import { SearchService } from './search-service.js';
 import { TestUrlService } from './test-url-service.js';
 import { UserService } from './user-service.js';
@@ -63,6 +64,8 @@ export class Greenfinger {
   readonly users: UserService;
   /** Runs in the background of a long-lived process (a server, the prompt), each with a job id. */
   readonly jobs: JobService;
+  /** Catalogs run on their schedules (`--schedule`): what is due, and the loop `watch` and `serve` run. */
+  readonly schedules: ScheduleService;
   /** One url through a catalog's whole pipeline, saving nothing: every stage's verdict, the text, the links' fates. */
   readonly testUrl: TestUrlService;
   /** Prometheus text of this node: counters per catalog, fetch latency, frontier sizes, output failures. */
@@ -90,6 +93,12 @@ export class Greenfinger {
       replay: this.replay,
     });
     this.metrics = new MetricsService(this.factory, this.jobs);
+    this.schedules = new ScheduleService({
+      catalogs,
+      database: () => this.database(),
+      jobs: this.jobs,
+      log: this.log,
+    });
     this.testUrl = new TestUrlService(this.factory, catalogs);
   }
 

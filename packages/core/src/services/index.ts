@@ -7,6 +7,7 @@ export * from './metrics-service.js';
 export * from './orphans.js';
 export type { PagePicture, PictureFields } from './picture-search.js';
 export * from './replay-service.js';
+export * from './schedule-service.js';
 export * from './search-pool.js';
 export * from './search-service.js';
 export * from './test-url-service.js';

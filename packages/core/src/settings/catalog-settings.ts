@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { patternProblem } from '../engine/flow/regex-cache.js';
 import { ConfigError } from '../errors.js';
+import { scheduleProblem } from './schedule.js';
 
 /** The layers a catalog's pages are written to (`outputs`); `file` is always one of them. */
 export type OutputLayer = 'file' | 'index' | 'vector';
@@ -217,6 +218,18 @@ export const catalogSettingsSchema = z.strictObject({
   changeDistance: z.number().int().min(0).max(64).default(0),
   /** Minimum recrawl frequencies of an incremental run (see RecrawlFrequency). @default [] */
   recrawlFrequencies: z.array(recrawlFrequencySchema).default(() => []),
+  /**
+   * When a run starts by itself (docs/freshness.md#schedules): `every 6h` after the last run ended, a five-field
+   * cron expression (local time) or `@daily`; run by `greenfinger watch` and `serve`. Empty: never. @default ''
+   */
+  schedule: z
+    .string()
+    .trim()
+    .default('')
+    .superRefine((v, ctx) => {
+      const problem = v ? scheduleProblem(v) : undefined;
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
   /** Queue the links found inside documents (a PDF's link annotations, a Word file's hyperlinks). @default true */
   postImportLinks: z.boolean().default(true),
   /**

@@ -33,7 +33,7 @@ export const SERVE_COMMAND = defineCommand<ServeOptions>({
   details:
     'Logs are pino JSON on stdout; the address and how to sign in go to stderr. SIGTERM or Ctrl-C closes it\n' +
     'gracefully: requests in flight finish, running crawls stop so they can resume, nothing is published half-way.\n' +
-    'There is no default user: add one first.\n' +
+    'There is no default user: add one first. Catalogs with a --schedule run on it here, as `watch` runs them.\n' +
     'With --cluster NAME the server is a member of the cluster (docs/cluster.md): searches and lists answer from\n' +
     'its own stores, administrative writes go to the leader, a crawl job is a cluster run (its progress the members\n' +
     'added up, its report the merged one) and stopping it stops the run everywhere; SIGTERM leaves the cluster and\n' +
@@ -78,6 +78,16 @@ async function runServe(opts: ServeOptions, io: Io): Promise<number> {
       );
     for (const note of server.notes) io.err(`greenfinger: ${note}\n`);
     const member = node;
+    // The catalogs' schedules (--schedule) run here as jobs, as `watch` runs them; not on a cluster member, whose
+    // crawl jobs are cluster runs (docs/freshness.md#schedules).
+    const schedules = new AbortController();
+    const started = gf;
+    const watching = member
+      ? Promise.resolve()
+      : started.schedules
+          .watch({ signal: schedules.signal })
+          .then(() => undefined)
+          .catch((err: unknown) => started.log.error({ err }, 'the schedules stopped'));
     // A member leaves the cluster after the last request: its part of a run ends, the run goes on without it.
     const close = member
       ? async () => {
@@ -85,7 +95,11 @@ async function runServe(opts: ServeOptions, io: Io): Promise<number> {
           await statusOf?.close();
           await member.leave();
         }
-      : server.close;
+      : async () => {
+          schedules.abort();
+          await server.close();
+          await watching;
+        };
     return await untilSignal(close, gf.settings.stopDeadlineMs, io);
   } catch (err) {
     await client?.close().catch(() => undefined);
