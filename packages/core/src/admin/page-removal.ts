@@ -101,6 +101,8 @@ function orphanRow(resource: ResourceRow, held: LedgerRow | undefined, now: stri
     redirects: held?.redirects ?? [],
     foundAs: held?.foundAs ?? null,
     fetchedAt: held?.fetchedAt ?? resource.fetchedAt,
+    changedAt: now,
+    changeCount: 1,
     updatedAt: now,
   };
 }

@@ -82,6 +82,8 @@ export function ledgerRows(
         redirects: redirectChain ?? [],
         foundAs: foundAs ?? null,
         fetchedAt: c.fetchedAt ?? null,
+        // A change is dated by its fetch, so a commit redone after a crash does not count it twice.
+        ...(c.changed ? { changedAt: c.fetchedAt ?? now, changeCount: 1 } : {}),
       }),
     );
   }

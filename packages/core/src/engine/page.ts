@@ -51,6 +51,8 @@ export interface Completion {
   status?: number | undefined;
   /** When the url was fetched (ISO), when a request was made. */
   fetchedAt?: string | undefined;
+  /** The url's page changed: saved new or rewritten (output), or removed as gone (status); its ledger row says when. */
+  changed?: boolean | undefined;
   offer?: Offer | undefined;
   resource?: ResourceRow;
   images?: ImageRow[];

@@ -88,12 +88,27 @@ export function collapseLedgerRows(rows: readonly LedgerRow[]): LedgerRow[] {
     const held = byId.get(row.id);
     if (!held) byId.set(row.id, row);
     else if (ledgerReplaces(held, row)) {
-      const foundAs = ledgerFoundAs(held, row);
-      const priority = row.priority ?? held.priority ?? null;
-      byId.set(row.id, foundAs === row.foundAs && priority === row.priority ? row : { ...row, foundAs, priority });
+      // The found-as form by ledgerFoundAs; a priority, change date and count the row leaves null, from the held row.
+      const merged: LedgerRow = { ...row, foundAs: ledgerFoundAs(held, row) };
+      const priority = row.priority ?? held.priority;
+      if (priority != null) merged.priority = priority;
+      const changed = ledgerChange(held, row);
+      if (changed.changedAt != null) Object.assign(merged, changed);
+      byId.set(row.id, merged);
     }
   }
   return [...byId.values()];
+}
+
+/**
+ * A url's change date and count once `next` replaces `held` in one batch: a row with a change date of its own is one
+ * more change (a row written again with the same date — a commit redone — is not), a row without one keeps the
+ * held date and count. The store applies the same rule in SQL ({@link ledgerUpdateSet}).
+ */
+function ledgerChange(held: LedgerRow, next: LedgerRow): { changedAt: string | null; changeCount: number | null } {
+  if (!next.changedAt) return { changedAt: held.changedAt ?? null, changeCount: held.changeCount ?? null };
+  const again = held.changedAt === next.changedAt;
+  return { changedAt: next.changedAt, changeCount: (held.changeCount ?? 0) + (again ? 0 : 1) };
 }
 
 const list = (states: Iterable<LedgerState>) => [...states].map((s) => `'${s}'`).join(', ');
@@ -111,10 +126,15 @@ export function ledgerReplaceCondition(t = '"crawler_url"'): string {
   );
 }
 
+/** The row offered brings a change date the row held does not have: one more change. */
+function newChange(t: string): string {
+  return `excluded."changed_at" IS NOT NULL AND (${t}."changed_at" IS NULL OR excluded."changed_at" <> ${t}."changed_at")`;
+}
+
 /**
  * The SET list of the ledger's `ON CONFLICT (id) DO UPDATE`: every column from the row offered, but `found_as`,
- * which follows {@link ledgerFoundAs}, and `priority`, which a row without one leaves as held (the same text for
- * SQLite and PostgreSQL).
+ * which follows {@link ledgerFoundAs}, `priority` and `changed_at`, which a row without one leaves as held, and
+ * `change_count`, one more for a new change date (the same text for SQLite and PostgreSQL).
  */
 export function ledgerUpdateSet(t = '"crawler_url"'): string {
   const keep = `${t}."state" IN (${list(ON_THE_WAY)}) AND ${t}."found_as" IS NOT NULL`;
@@ -123,18 +143,26 @@ export function ledgerUpdateSet(t = '"crawler_url"'): string {
     .map((c) =>
       c.column === 'found_as'
         ? `"found_as" = CASE WHEN ${keep} THEN ${t}."found_as" ELSE excluded."found_as" END`
-        : c.column === 'priority'
-          ? `"priority" = COALESCE(excluded."priority", ${t}."priority")`
-          : `"${c.column}" = excluded."${c.column}"`,
+        : c.column === 'priority' || c.column === 'changed_at'
+          ? `"${c.column}" = COALESCE(excluded."${c.column}", ${t}."${c.column}")`
+          : c.column === 'change_count'
+            ? `"change_count" = COALESCE(${t}."change_count", 0) + CASE WHEN ${newChange(t)} THEN 1 ELSE 0 END`
+            : `"${c.column}" = excluded."${c.column}"`,
     )
     .join(', ');
 }
 
-/** A row read back: a url without a priority has none (the column's null is left out). */
+/**
+ * A row read back: a url without a priority has none, a url whose page never changed has no change date or count
+ * (the columns' nulls are left out); one that changed has both, its count at least 1.
+ */
 export function withoutNullPriority(row: LedgerRow): LedgerRow {
-  if (row.priority != null) return row;
-  const { priority: _none, ...rest } = row;
-  return rest;
+  const { priority, changedAt, changeCount, ...rest } = row;
+  return {
+    ...rest,
+    ...(priority != null ? { priority } : {}),
+    ...(changedAt != null ? { changedAt, changeCount: Math.max(1, changeCount ?? 0) } : {}),
+  };
 }
 
 /** @default 100 */

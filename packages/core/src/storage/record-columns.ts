@@ -153,6 +153,8 @@ export const URL_LEDGER: TableSpec<LedgerRow> = {
     col('redirects', 'redirects', 'json'),
     col('found_as', 'foundAs'),
     col('priority', 'priority', 'json'),
+    col('changed_at', 'changedAt', 'time'),
+    col('change_count', 'changeCount', 'int'),
   ],
 };
 

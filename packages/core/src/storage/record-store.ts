@@ -90,6 +90,13 @@ export interface LedgerRow {
   priority?: LedgerPriority | null | undefined;
   /** ISO time of the fetch; null when no request was made. */
   fetchedAt: string | null;
+  /**
+   * ISO time the url's page last changed in this version (docs/freshness.md): saved new, rewritten because its article
+   * changed, or removed (gone, an orphan). A row written with one is a change; a row without one keeps the one held.
+   */
+  changedAt?: string | null | undefined;
+  /** How many times the url's page changed in this version (read back: 0 when never); the store counts them. */
+  changeCount?: number | null | undefined;
   /** ISO time this row was written. */
   updatedAt: string;
 }

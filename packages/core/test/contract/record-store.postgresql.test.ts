@@ -70,6 +70,7 @@ describe.skipIf(skipPg)('PostgreSQL', () => {
         '0004_url_found_as',
         '0005_resource_response',
         '0006_url_priority',
+        '0007_url_changes',
       ]);
       expect(await a.migrate()).toEqual({ applied: [] });
       await a.close();

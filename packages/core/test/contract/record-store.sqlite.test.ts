@@ -23,6 +23,7 @@ const MIGRATIONS = [
   '0004_url_found_as',
   '0005_resource_response',
   '0006_url_priority',
+  '0007_url_changes',
 ];
 
 const root = mkdtempSync(join(tmpdir(), 'gf-sqlite-'));

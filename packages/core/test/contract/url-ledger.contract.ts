@@ -149,6 +149,40 @@ export function describeUrlLedgerContract(name: string, open: () => Promise<Reco
       expect(await db.ledger.get(none.id)).not.toHaveProperty('priority');
     });
 
+    it('counts the changes of a url: each new change date once, a row without one keeps date and count', async () => {
+      const c = ids.catalog();
+      const url = 'https://example.test/news/today.html';
+      const id = ids.resource(c, 0, urlHash(url));
+      const first = '2026-12-01T10:00:00.000Z';
+      const second = '2026-12-02T10:00:00.000Z';
+      await db.ledger.record([ledgerRow(c, 0, url, 'queued')]);
+      expect(await db.ledger.get(id)).not.toHaveProperty('changedAt');
+      const saved = ledgerRow(c, 0, url, 'done', { changedAt: first, changeCount: 1 });
+      await db.ledger.record([saved]);
+      expect(await db.ledger.get(id)).toMatchObject({ changedAt: first, changeCount: 1 });
+      // The same commit written again (after a crash) is not a second change; an unchanged revisit keeps both.
+      await db.ledger.record([saved]);
+      await db.ledger.record([ledgerRow(c, 0, url, 'done', { outcome: 'REJECTED_UNMODIFIED' })]);
+      expect(await db.ledger.get(id)).toMatchObject({
+        outcome: 'REJECTED_UNMODIFIED',
+        changedAt: first,
+        changeCount: 1,
+      });
+      await db.ledger.record([ledgerRow(c, 0, url, 'done', { changedAt: second, changeCount: 1 })]);
+      expect(await db.ledger.get(id)).toMatchObject({ changedAt: second, changeCount: 2 });
+      // Several rows of one url in one batch follow the same rule.
+      const other = 'https://example.test/news/other.html';
+      await db.ledger.record([
+        ledgerRow(c, 0, other, 'queued'),
+        ledgerRow(c, 0, other, 'done', { changedAt: first, changeCount: 1 }),
+        ledgerRow(c, 0, other, 'done', { outcome: 'REJECTED_UNMODIFIED' }),
+      ]);
+      expect(await db.ledger.get(ids.resource(c, 0, urlHash(other)))).toMatchObject({
+        changedAt: first,
+        changeCount: 1,
+      });
+    });
+
     it('nothing but deleted replaces a deleted row', async () => {
       const c = ids.catalog();
       const url = 'https://example.test/gone';

@@ -1,7 +1,15 @@
 import { type Catalog, Greenfinger } from '@greenfinger/core';
 import { compareText, normalizeVolatile, shortTextDiff } from '@greenfinger/core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChangingSite, CREATED, DATE_ONLY, DELETED, PAGES, startChangingSite } from '../support/changing-site.js';
+import {
+  type ChangingSite,
+  CREATED,
+  DATE_ONLY,
+  DELETED,
+  EDITED,
+  PAGES,
+  startChangingSite,
+} from '../support/changing-site.js';
 import { createTempDir, type TempDir } from '../support/tmp.js';
 
 /**
@@ -65,6 +73,15 @@ describe('changes', () => {
     expect(fate.explanation).toContain('unchanged: only volatile text differed');
     const gone = await gf.ledger.why(url('a', DELETED), { catalog: { id: merged.id } });
     expect(gone.row?.outcome).toBe('REJECTED_NOTFOUND');
+
+    // The ledger counts each url's changes: saved by the crawl, then changed or removed by the merge.
+    const row = async (n: number) => (await gf.ledger.why(url('a', n), { catalog: { id: merged.id } })).row;
+    const edited = await row(EDITED[0] as number);
+    expect(edited).toMatchObject({ outcome: 'SAVED', changeCount: 2, changedAt: edited?.fetchedAt });
+    expect(await row(DATE_ONLY)).toMatchObject({ outcome: 'REJECTED_UNMODIFIED', changeCount: 1 });
+    expect((await row(DATE_ONLY))?.changedAt).not.toBe((await row(DATE_ONLY))?.fetchedAt);
+    expect(await row(DELETED)).toMatchObject({ changeCount: 2 });
+    expect(await row(CREATED)).toMatchObject({ outcome: 'SAVED', changeCount: 1 });
   });
 
   it('the change log: the first crawl added every page; --since a version or a date folds the runs after it', async () => {

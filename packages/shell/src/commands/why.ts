@@ -84,6 +84,10 @@ export function formatFate(fate: UrlFate): string {
     if (r.redirects.length > 0) lines.push(['redirects', r.redirects.join(' → ')]);
     if (r.foundAs) lines.push(['found as', r.foundAs]);
     lines.push(['fetched', r.fetchedAt ?? '-']);
+    if (r.changedAt) {
+      const n = r.changeCount ?? 1;
+      lines.push(['changed', `${r.changedAt} (${n} change${n === 1 ? '' : 's'} in this version)`]);
+    }
     lines.push(['url id', r.id]);
   } else {
     lines.push(['state', 'not in the ledger']);

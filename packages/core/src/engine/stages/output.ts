@@ -47,6 +47,7 @@ export const output: Stage = {
     if (page.document) ctx.counters.note(`documents:${page.document.parser}`, page.entry.url);
     // The run's change set: a page the version did not hold is added; one rewritten is changed, with its diff.
     d.changes?.saved(page.entry.url, page.previous ? (page.textDiff ?? '') : undefined);
+    c.changed = true;
     return done(Outcome.SAVED);
   },
 };

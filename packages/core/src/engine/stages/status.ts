@@ -54,7 +54,10 @@ export async function judgeStatus(
     return done(Outcome.REJECTED_UNMODIFIED, undefined, 'HTTP 304');
   }
   if (status === 404 || status === 410) {
-    if (page.previous && ctx.deps.onGone) await ctx.deps.onGone(page.previous);
+    if (page.previous && ctx.deps.onGone) {
+      await ctx.deps.onGone(page.previous);
+      page.completion.changed = true;
+    }
     return done(Outcome.REJECTED_NOTFOUND, undefined, `HTTP ${status}`);
   }
   if (status >= 400) return done(Outcome.REJECTED_BAD_STATUS, String(status), `HTTP ${status}`);
