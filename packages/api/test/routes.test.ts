@@ -24,6 +24,7 @@ describe('every route: access, envelope, errors', () => {
       'GET /v2/catalog',
       'GET /v2/catalog/cats',
       'GET /v2/catalog/running',
+      'GET /v2/catalog/schedules',
       'GET /v2/catalog/{ref}',
       'GET /v2/catalog/{ref}/details',
       'GET /v2/catalog/{ref}/summary',
@@ -155,6 +156,32 @@ describe('every route: access, envelope, errors', () => {
     expect(created.json().data.settings.orphans).toBe('delete');
     const del = await f.call({ method: 'DELETE', url: '/v2/catalog/orphans?dryRun=false', as: 'admin' });
     expect(del.statusCode).toBe(200);
+  });
+
+  it('a catalog with a schedule is listed with its next run; a schedule it cannot run is a 400 naming the field', async () => {
+    const create = (schedule: string) =>
+      f.call({
+        method: 'POST',
+        url: '/v2/catalog',
+        as: 'admin',
+        payload: { name: 'nightly', url: 'http://127.0.0.1:9/', settings: { schedule } },
+      });
+    const bad = await create('every tuesday');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().message).toMatch(/schedule.*every tuesday.*every 6h/);
+    const before = Date.now();
+    expect((await create('0 3 * * *')).statusCode).toBe(201);
+    const listed = await f.call({ method: 'GET', url: '/v2/catalog/schedules', as: 'support' });
+    expect(listed.statusCode).toBe(200);
+    const [entry] = listed.json().data;
+    expect(entry).toMatchObject({ catalog: 'nightly', schedule: '0 3 * * *', lastRunAt: null, running: false });
+    const next = new Date(entry.nextRunAt);
+    expect([next.getHours(), next.getMinutes()]).toEqual([3, 0]);
+    expect(next.getTime() - before).toBeGreaterThan(0);
+    expect(next.getTime() - before).toBeLessThanOrEqual(86_400_000);
+    expect((await f.call({ method: 'DELETE', url: '/v2/catalog/nightly?dryRun=false', as: 'admin' })).statusCode).toBe(
+      200,
+    );
   });
 
   it('creates a catalog from a partial body, merges a later patch, and deletes it', async () => {

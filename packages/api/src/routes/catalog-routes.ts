@@ -44,6 +44,17 @@ export function catalogRoutes(app: FastifyInstance, ctx: ApiContext): void {
     return ok(runs.map((r) => ({ ...r, job: gf.jobs.running(r.catalogId)?.jobId ?? null })));
   });
 
+  app.get(
+    '/v2/catalog/schedules',
+    {
+      schema: {
+        summary: 'Catalogs with a schedule (--schedule): when each last ran and when it runs next, soonest first',
+        tags,
+      },
+    },
+    async () => ok(await gf.schedules.list()),
+  );
+
   app.get<{ Params: { ref: string } }>(
     '/v2/catalog/:ref',
     { schema: { summary: 'One catalog, by id or name, as `catalog show --json` prints it', tags, params: refParams } },
