@@ -12,6 +12,7 @@ import { ChangeRecorder } from '../engine/change-recorder.js';
 import { type CrawlCoordinator, LocalCrawlCoordinator } from '../engine/crawl-coordinator.js';
 import type { CrawlEngineDeps, Politeness } from '../engine/crawl-engine.js';
 import { InflightStore } from '../engine/inflight-store.js';
+import { knownUrlPolicy } from '../engine/stages/known-url.js';
 import { hasRenderStats, type RenderMemoryStats } from '../fetch/adaptive-extractor.js';
 import { decodeBody } from '../fetch/charset.js';
 import type { Extractor } from '../fetch/extractor.js';
@@ -276,7 +277,7 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
     ...documents.deps,
     events: f.events,
     consumers: f.components.consumers,
-    known: action === 'merge' ? 'revisit' : 'follow-stored',
+    known: await knownUrlPolicy(frontier, action),
     resume: action === 'resume',
     onReplace: vectors
       ? async (previous) => void (await vectors.deleteResource(previous.catalogId, previous.version, previous.id))

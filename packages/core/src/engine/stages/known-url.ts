@@ -1,7 +1,10 @@
 import { isPageType } from '../../fetch/content-type.js';
+import type { CrawlFrontier } from '../../frontier/frontier.js';
 import { ids } from '../../ids.js';
+import type { CrawlAction } from '../../model.js';
 import { Outcome } from '../../outcomes.js';
 import { isFolderUrl } from '../../url/file-url.js';
+import type { KnownUrlPolicy } from '../engine-deps.js';
 import {
   done,
   HEADER_NOFOLLOW,
@@ -45,6 +48,31 @@ export const knownUrl: Stage = {
     return done(Outcome.REJECTED_KNOWN);
   },
 };
+
+/** The frontier journal key that keeps the known-url policy of the run writing the version. */
+const POLICY_KEY = 'run:known-urls';
+
+/**
+ * The known-url policy of a run: `merge` revisits what the version holds, the other verbs follow its stored links. A
+ * `resume` keeps the policy of the run it continues (kept in the frontier's journal as that run starts), so a merge
+ * stopped or killed half-way still revisits the pages it had not reached.
+ */
+export async function knownUrlPolicy(
+  frontier: Pick<CrawlFrontier, 'journal' | 'commit'>,
+  action: CrawlAction,
+): Promise<KnownUrlPolicy> {
+  if (action === 'resume') {
+    for await (const [, value] of frontier.journal(POLICY_KEY)) if (value === 'revisit') return 'revisit';
+    return 'follow-stored';
+  }
+  const known: KnownUrlPolicy = action === 'merge' ? 'revisit' : 'follow-stored';
+  await frontier.commit({
+    puts: [],
+    acks: [],
+    journal: known === 'revisit' ? { put: [[POLICY_KEY, known]] } : { del: [POLICY_KEY] },
+  });
+  return known;
+}
 
 async function leadsOn(page: PageInProgress, d: PipelineDeps): Promise<boolean> {
   const row = await d.ledger?.get(ids.resource(d.catalog.id, d.version, page.hash));
