@@ -29,6 +29,7 @@ import { CompositeOutputChannel } from '../outputs/composite-output-channel.js';
 import { FileOutputChannel } from '../outputs/file-output-channel.js';
 import { IndexOutputChannel } from '../outputs/index-output-channel.js';
 import type { OutputChannel } from '../outputs/output-channel.js';
+import { PictureEmbedder, type PictureVectorSink } from '../outputs/picture-embedder.js';
 import { VectorOutputChannel } from '../outputs/vector-output-channel.js';
 import { fetchTimings } from '../runs/fetch-timings.js';
 import type { BlobStore } from '../storage/blob-store.js';
@@ -350,8 +351,11 @@ export function vectorOutput(
   loadText?: ConstructorParameters<typeof VectorOutputChannel>[2]['loadText'],
 ): VectorOutputChannel {
   const { chunkSize, chunkOverlap, maxChunks } = f.settings;
+  // The pictures' meaning goes beside their records in the index (pictures search fuses it with their words).
+  const index = f.index();
   return new VectorOutputChannel(client, vectors, {
     ...(loadText ? { loadText } : {}),
+    ...(index.upsertPictureVectors ? { pictures: new PictureEmbedder(client, index as PictureVectorSink) } : {}),
     chunk: (text) => chunkText(text, { chunkSize, overlap: chunkOverlap, maxChunks }),
     // Meaning search early needs the first chunk of every page first; without it, page by page.
     order: f.settings.searchEarly ? 'first-chunk' : 'page',

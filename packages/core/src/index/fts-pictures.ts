@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { ids, isUuid } from '../ids.js';
 import { segmentCjk, unsegmentCjk } from './cjk.js';
 import { CLOSE, clean, OPEN, toHighlight } from './fts-highlights.js';
+import { deletePictureVectors, deletePictureVectorsOfVersion } from './fts-picture-vectors.js';
 import type { CatalogIndex } from './fts-schema.js';
 import { scopeToken } from './fts-schema.js';
 import { TOKENIZE } from './fts-scratch.js';
@@ -125,7 +126,7 @@ function statementsOf(db: Database.Database): PictureStatements {
 }
 
 /** The picture record id: `ids.imagePoint`, or a plain key for a catalog id that is not a UUID (tests). */
-function recordId(catalogId: string, version: number, imageId: string): string {
+export function pictureRecordId(catalogId: string, version: number, imageId: string): string {
   return isUuid(catalogId) ? ids.imagePoint(catalogId, version, imageId) : `${catalogId}|${version}|image|${imageId}`;
 }
 
@@ -175,7 +176,7 @@ export function upsertPictures(db: Database.Database, catalogId: string, docs: r
     for (const img of d.images ?? []) {
       if (!img.id || seen.has(img.id)) continue;
       seen.add(img.id);
-      const id = recordId(catalogId, d.version, img.id);
+      const id = pictureRecordId(catalogId, d.version, img.id);
       const old = s.get.get(id) as PictureRow | undefined;
       const page: PicturePage = { id: d.id, url: d.url, title: d.title };
       let pages: PicturePage[] = old ? (JSON.parse(old.pages) as PicturePage[]) : [];
@@ -209,6 +210,7 @@ export function upsertPictures(db: Database.Database, catalogId: string, docs: r
 
 /** Removes the picture records of a version; returns how many went. */
 export function deletePicturesOfVersion(db: Database.Database, version: number): number {
+  deletePictureVectorsOfVersion(db, version);
   return statementsOf(db).deleteVersion.run(version).changes;
 }
 
@@ -218,7 +220,10 @@ export function removePageFromPictures(db: Database.Database, version: number, r
   for (const old of s.ofPage.all(version, resourceId) as PictureRow[]) {
     const pages = (JSON.parse(old.pages) as PicturePage[]).filter((p) => p.id !== resourceId);
     s.deleteRow.run(old.id);
-    if (old.page_count <= 1 || pages.length === 0) continue;
+    if (old.page_count <= 1 || pages.length === 0) {
+      deletePictureVectors(db, [old.id]);
+      continue;
+    }
     const { rowid: _, ...rest } = old;
     s.insert.run({ ...rest, pages: JSON.stringify(pages), page_count: old.page_count - 1 });
   }
@@ -257,6 +262,20 @@ export function rankPictures(
     PictureRow & { score: number; s_caption: string; s_alt: string; s_name: string; s_context: string }
   >;
   return { hits: rows.map((r) => toHit(cat, r)), total };
+}
+
+/** The picture records with these ids (of any version), as hits scored as given, in the order given. */
+export function picturesById(cat: CatalogIndex, scored: ReadonlyArray<{ id: string; score: number }>): PictureHit[] {
+  if (scored.length === 0) return [];
+  statementsOf(cat.db);
+  const rows = cat.db
+    .prepare(`SELECT * FROM pictures WHERE id IN (SELECT value FROM json_each(?))`)
+    .all(JSON.stringify(scored.map((x) => x.id))) as PictureRow[];
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return scored.flatMap((x) => {
+    const r = byId.get(x.id);
+    return r ? [toHit(cat, { ...r, score: x.score })] : [];
+  });
 }
 
 /** The pictures of the versions, shown on the most pages first. */

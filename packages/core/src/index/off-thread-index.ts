@@ -6,6 +6,7 @@ import type {
   FtsOptimizeStats,
   IndexImage,
   IndexStats,
+  PictureHit,
   PictureQuery,
   PictureResult,
   SearchIndex,
@@ -74,6 +75,25 @@ export class OffThreadIndex implements SearchIndex {
   searchPictures(query: PictureQuery): Promise<PictureResult> {
     if (!this.#reader.searchPictures) return Promise.resolve({ results: [], total: 0 });
     return this.#reader.searchPictures(query);
+  }
+
+  upsertPictureVectors(
+    catalogId: string,
+    vectors: Array<{ id: string; version: number; vector: Float32Array }>,
+  ): Promise<void> {
+    return this.#reader.upsertPictureVectors?.(catalogId, vectors) ?? Promise.resolve();
+  }
+
+  pictureVectorCount(scopes: Array<{ catalogId: string; version: number }>): Promise<number> {
+    return this.#reader.pictureVectorCount?.(scopes) ?? Promise.resolve(0);
+  }
+
+  searchPicturesByVector(query: {
+    vector: Float32Array;
+    scopes: Array<{ catalogId: string; version: number }>;
+    size: number;
+  }): Promise<PictureHit[]> {
+    return this.#reader.searchPicturesByVector?.(query) ?? Promise.resolve([]);
   }
 
   picturesOfPages(pages: Array<{ catalogId: string; id: string }>): Promise<Map<string, IndexImage[]>> {

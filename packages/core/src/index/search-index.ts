@@ -214,6 +214,22 @@ export interface SearchIndex {
    */
   searchPictures?(query: PictureQuery): Promise<PictureResult>;
   /**
+   * Stores the text vectors of picture records (`id`: the record's, `ids.imagePoint`): the vector layer embeds each
+   * picture once per run. They go with the version's records.
+   */
+  upsertPictureVectors?(
+    catalogId: string,
+    vectors: Array<{ id: string; version: number; vector: Float32Array }>,
+  ): Promise<void>;
+  /** How many picture vectors the versions in scope hold (0: pictures search is words alone, no model to load). */
+  pictureVectorCount?(scopes: Array<{ catalogId: string; version: number }>): Promise<number>;
+  /** The picture records nearest by meaning to a query vector, best first (cosine as score, no highlights). */
+  searchPicturesByVector?(query: {
+    vector: Float32Array;
+    scopes: Array<{ catalogId: string; version: number }>;
+    size: number;
+  }): Promise<PictureHit[]>;
+  /**
    * The pictures of pages, read from their index documents (a meaning hit's page has none in its vector payload):
    * by resource id, deduplicated by image id. Pages the index does not hold are left out.
    */

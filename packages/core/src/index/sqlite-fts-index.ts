@@ -10,7 +10,14 @@ import { ftsExtensionProblem } from './fts-extension.js';
 import { clean } from './fts-highlights.js';
 import type { SqliteFtsIndexOptions } from './fts-options.js';
 import { buildPairs, dropPairs } from './fts-pairs.js';
-import { deletePicturesOfVersion, rankPictures, removePageFromPictures, upsertPictures } from './fts-pictures.js';
+import { countPictureVectors, nearestPictures, putPictureVectors } from './fts-picture-vectors.js';
+import {
+  deletePicturesOfVersion,
+  picturesById,
+  rankPictures,
+  removePageFromPictures,
+  upsertPictures,
+} from './fts-pictures.js';
 import { toFtsQuery } from './fts-query.js';
 import { type CatalogIndex, openCatalogIndex, scopeToken } from './fts-schema.js';
 import { type CatalogScope, type FtsSearchSettings, type SearchPlan, scopeOf, searchCatalogs } from './fts-search.js';
@@ -302,6 +309,38 @@ export class SqliteFtsIndex implements SearchIndex {
     return { results: hits.slice(offset, offset + size), total };
   }
 
+  async upsertPictureVectors(
+    catalogId: string,
+    vectors: Array<{ id: string; version: number; vector: Float32Array }>,
+  ): Promise<void> {
+    if (vectors.length > 0) putPictureVectors((this.#catalog(catalogId, true) as CatalogIndex).db, vectors);
+  }
+
+  async pictureVectorCount(scopes: Array<{ catalogId: string; version: number }>): Promise<number> {
+    let n = 0;
+    for (const [catalogId, versions] of versionsByCatalog(scopes)) {
+      const cat = this.#catalog(catalogId, false);
+      if (cat) n += countPictureVectors(cat.db, versions);
+    }
+    return n;
+  }
+
+  /** Each catalog's nearest picture records by an exact cosine scan of the versions' vectors, merged by score. */
+  async searchPicturesByVector(query: {
+    vector: Float32Array;
+    scopes: Array<{ catalogId: string; version: number }>;
+    size: number;
+  }): Promise<PictureHit[]> {
+    const size = Math.min(Math.max(Math.trunc(query.size), 0), MAX_PAGE);
+    const hits: PictureHit[] = [];
+    for (const [catalogId, versions] of versionsByCatalog(query.scopes)) {
+      const cat = this.#catalog(catalogId, false);
+      if (cat) hits.push(...picturesById(cat, nearestPictures(cat.db, versions, query.vector, size)));
+    }
+    hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return hits.slice(0, size);
+  }
+
   /** The pictures of pages, from their documents' `images`, deduplicated by image id. */
   async picturesOfPages(pages: Array<{ catalogId: string; id: string }>): Promise<Map<string, IndexImage[]>> {
     const out = new Map<string, IndexImage[]>();
@@ -385,6 +424,13 @@ export class SqliteFtsIndex implements SearchIndex {
     if (cat) this.#open.set(catalogId, cat);
     return cat;
   }
+}
+
+/** The versions in scope, by catalog. */
+function versionsByCatalog(scopes: Array<{ catalogId: string; version: number }>): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const s of scopes) out.set(s.catalogId, [...new Set([...(out.get(s.catalogId) ?? []), s.version])]);
+  return out;
 }
 
 /** Pictures deduplicated by image id, first kept. */

@@ -2,6 +2,7 @@ import type { EmbeddingClient } from '../embeddings/embedding-client.js';
 import { ids } from '../ids.js';
 import type { VectorPoint, VectorStore } from '../vector/vector-store.js';
 import type { CrawledPage, OutputChannel } from './output-channel.js';
+import type { PictureEmbedder } from './picture-embedder.js';
 
 /**
  * Which chunks are embedded first:
@@ -27,6 +28,8 @@ export interface VectorOutputOptions {
   loadText?: ((page: CrawledPage) => Promise<string | undefined>) | undefined;
   /** @default 'first-chunk' */
   order?: EmbeddingOrder | undefined;
+  /** Embeds the pictures of the pages too (once each per run), for pictures search. */
+  pictures?: PictureEmbedder | undefined;
 }
 
 /** What the vector layer has done so far: the embedding progress of a run. */
@@ -95,6 +98,7 @@ export class VectorOutputChannel implements OutputChannel {
   readonly #maxQueued: number;
   readonly #order: EmbeddingOrder;
   readonly #loadText: VectorOutputOptions['loadText'];
+  readonly #pictures: PictureEmbedder | undefined;
   /** First chunks (in `page` order: every chunk), in the order the pages came. */
   #firsts: PendingChunk[] = [];
   /** Pages written while the queue was full, without their text (read back from the files when there is room). */
@@ -138,12 +142,14 @@ export class VectorOutputChannel implements OutputChannel {
     this.#maxQueued = options.maxQueued ?? 512;
     this.#order = options.order ?? 'first-chunk';
     this.#loadText = options.loadText;
+    this.#pictures = options.pictures;
   }
 
   async write(page: CrawledPage): Promise<void> {
     // Stopped: the page stays owed (its journal entry), and the next run writes it from its file.
     if (this.#halted) return;
     this.#pages++;
+    this.#pictures?.add(page);
     if (this.#loadText && (this.#firsts.length >= this.#maxQueued || this.#overflow.length > 0)) {
       this.#overflow.push(stripped(page));
       this.#kick();
@@ -372,6 +378,7 @@ export class VectorOutputChannel implements OutputChannel {
     }
     await this.#upserting?.catch(() => undefined);
     this.#release();
+    await this.#pictures?.flush();
   }
 
   /**
@@ -382,6 +389,7 @@ export class VectorOutputChannel implements OutputChannel {
   async abandon(): Promise<void> {
     this.#halted = true;
     this.#markHalted();
+    this.#pictures?.abandon();
     this.#firsts = [];
     this.#overflow = [];
     this.#later = [];

@@ -1,5 +1,7 @@
+import type { EmbeddingClient } from '../embeddings/embedding-client.js';
 import type { PublishedCatalog } from '../index/catalog-registry.js';
 import type { IndexImage, PictureHit, PicturePage, SearchIndex } from '../index/search-index.js';
+import { type FusionOptions, fuseRanks, fusionDepth, HYBRID_FUSION } from './hybrid-search.js';
 
 /**
  * Pictures mode: one result per kept picture, from the picture records of the full-text index (alt texts,
@@ -35,22 +37,42 @@ export function pictureTitle(h: Pick<PictureHit, 'alt' | 'caption' | 'pictureUrl
   return decodeURIComponent(h.pictureUrl.split('/').pop() ?? h.pictureUrl);
 }
 
-/** The pictures mode answer of one query over the versions in scope. */
+/** How the words and the meaning of picture records are fused: as hybrid search fuses pages. */
+export const PICTURE_FUSION: Readonly<Required<FusionOptions>> = HYBRID_FUSION;
+
+/**
+ * The pictures mode answer of one query over the versions in scope: the picture records ranked by their words and,
+ * when the versions hold picture vectors (the vector layer was on), by meaning too, fused by reciprocal rank as
+ * hybrid search fuses pages (one result per picture). `embedder` is asked for only then: a catalog without vectors
+ * loads no model. `fused` says whether meaning took part.
+ */
 export async function findPictures(
   index: SearchIndex,
+  embedder: () => Promise<EmbeddingClient>,
   q: string,
   published: Array<PublishedCatalog & { version: number }>,
   size: number,
   offset: number,
-): Promise<{ hits: PictureHit[]; total: number; supported: boolean }> {
-  if (!index.searchPictures) return { hits: [], total: 0, supported: false };
-  const r = await index.searchPictures({
-    q,
-    scopes: published.map((c) => ({ catalogId: c.catalogId, version: c.version })),
-    size,
-    offset,
-  });
-  return { hits: r.results, total: r.total, supported: true };
+): Promise<{ hits: PictureHit[]; total: number; supported: boolean; fused: boolean }> {
+  if (!index.searchPictures) return { hits: [], total: 0, supported: false, fused: false };
+  const scopes = published.map((c) => ({ catalogId: c.catalogId, version: c.version }));
+  const vectors = q.trim() && index.searchPicturesByVector ? ((await index.pictureVectorCount?.(scopes)) ?? 0) : 0;
+  if (vectors === 0) {
+    const r = await index.searchPictures({ q, scopes, size, offset });
+    return { hits: r.results, total: r.total, supported: true, fused: false };
+  }
+  const depth = fusionDepth(offset, size);
+  const vector = await (await embedder()).embedQuery(q);
+  const [words, meaning] = await Promise.all([
+    index.searchPictures({ q, scopes, size: depth }),
+    index.searchPicturesByVector?.({ vector, scopes, size: depth }) ?? [],
+  ]);
+  const fused = fuseRanks<PictureHit, PictureHit>(words.results, meaning, { words: (h) => h.id, meaning: (h) => h.id });
+  const hits = fused
+    .slice(offset, offset + size)
+    .map((f) => ({ ...((f.words ?? f.meaning) as PictureHit), score: f.score }));
+  // Pictures holding a word, or more when meaning found others: a lower bound, as for hybrid.
+  return { hits, total: Math.max(words.total, Math.min(fused.length, vectors)), supported: true, fused: true };
 }
 
 /** A picture of a page as a search result lists it. */

@@ -234,7 +234,7 @@ export class SearchService {
     size: number,
   ): Promise<Omit<SearchResponse, 'elapsedMs'>> {
     const offset = offsetOf(req.cursor, 'pictures');
-    const r = await findPictures(this.#gf.index(), req.q, published, size, offset);
+    const r = await findPictures(this.#gf.index(), () => this.#gf.embedding(), req.q, published, size, offset);
     const names = namesOf(published);
     const results: PictureSearchHit[] = r.hits.map((h) => ({
       id: h.id,

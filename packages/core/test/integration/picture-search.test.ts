@@ -12,7 +12,8 @@ const WEBP = '/images/using/export-webp-dialog.png';
 
 /**
  * Pictures search on a real crawl: 80 pages of the GIMP help from the chapter that shows the export dialogs, with
- * pictures kept (docs/search.md, Pictures). One crawl for the file; the search layer alone answers.
+ * pictures kept and every output on, so pictures rank by words and meaning fused (docs/search.md, Pictures). One
+ * crawl for the file; the search layer alone answers.
  */
 describe.skipIf(missing !== undefined)(`pictures search over the GIMP help${missing ? ` (${missing})` : ''}`, () => {
   let site: GimpSite;
@@ -29,7 +30,13 @@ describe.skipIf(missing !== undefined)(`pictures search over the GIMP help${miss
     const report = await gf.crawler.crawl({
       url: `${site.origin}/`,
       startUrl: `${site.origin}/gimp-images-out.html`,
-      settings: { maxPages: 80, intervalMs: 0, threads: 8, hostConcurrency: 8, outputs: ['file', 'index'] },
+      settings: {
+        maxPages: 80,
+        intervalMs: 0,
+        threads: 8,
+        hostConcurrency: 8,
+        outputs: ['file', 'index', 'vector'],
+      },
     });
     expect(report.ending.published).toBe(true);
     catalogId = report.catalogId;
@@ -74,6 +81,13 @@ describe.skipIf(missing !== undefined)(`pictures search over the GIMP help${miss
       expect(row.n).toBeGreaterThan(50);
       expect(row.images).toBe(row.n);
       expect(row.most).toBeGreaterThan(1);
+      // Each picture's meaning, embedded once (by the bundled model) whatever number of pages show it.
+      const vectors = db
+        .prepare(
+          `SELECT count(*) AS n, count(DISTINCT v.id) AS ids, min(dims) AS dims FROM picture_vectors v JOIN pictures p ON p.id = v.id WHERE v.version = ?`,
+        )
+        .get(version) as { n: number; ids: number; dims: number };
+      expect(vectors).toEqual({ n: row.n, ids: row.n, dims: (await gf.embedding()).dims });
       const shared = db
         .prepare(`SELECT url, page_count FROM pictures WHERE version = ? ORDER BY page_count DESC LIMIT 1`)
         .get(version) as { url: string; page_count: number };
