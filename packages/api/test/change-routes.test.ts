@@ -47,6 +47,30 @@ describe('the change log routes', () => {
     expect(all.runs.map((r: { action: string }) => r.action)).toEqual(['crawl', 'merge']);
   });
 
+  it("changes/events: the latest set at once when nothing runs; a running merge's own set once it ends", async () => {
+    const events = (body: string) =>
+      body
+        .split('\n\n')
+        .filter((b) => b.startsWith('event: '))
+        .map((b) => ({ event: b.slice(7, b.indexOf('\n')), data: JSON.parse(b.slice(b.indexOf('data: ') + 6)) }));
+    const idle = await get(`/v2/catalog/${catalog.id}/changes/events`);
+    expect(idle.headers['content-type']).toMatch(/^text\/event-stream/);
+    const [first] = events(idle.body);
+    expect(first?.event).toBe('changes');
+    expect(urls(first?.data)).toEqual(site.expected('a'));
+    const before = first?.data.runs[0].at as string;
+
+    // A second merge finds nothing new: its own (empty) set is what the stream ends with.
+    const job = await f.gf.jobs.start({ id: catalog.id, action: 'merge' });
+    const live = events((await get(`/v2/catalog/${catalog.id}/changes/events`)).body);
+    expect(live.map((e) => e.event).filter((e) => e !== 'running')).toEqual(['changes']);
+    const last = live.at(-1)?.data;
+    expect(last.runs).toEqual([expect.objectContaining({ action: 'merge', version: 0 })]);
+    expect(last.runs[0].at > before).toBe(true);
+    expect(urls(last)).toEqual({ added: [], changed: [], removed: [] });
+    expect(f.gf.jobs.get(job.jobId)?.state).toBe('done');
+  });
+
   it('diff: a version with itself changes nothing; bad input is a 400 naming the field, an unknown version a 404', async () => {
     const same = await get(`/v2/catalog/${catalog.id}/diff?from=0&to=0`);
     expect(same.statusCode).toBe(200);

@@ -1,5 +1,6 @@
 import { CrawlerError } from '@greenfinger/core';
 import type { FastifyInstance } from 'fastify';
+import { endChangeStreams, streamChangeEvents } from '../change-events.js';
 import { type ApiContext, catalogRef } from '../context.js';
 import { ok } from '../envelope.js';
 import { refParams } from '../schemas.js';
@@ -42,6 +43,24 @@ export function changeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     },
     async (req) => ok(await gf.changes.changes(catalogRef(req.params.ref), sinceQuery(req.query.since))),
   );
+
+  app.get<{ Params: { ref: string } }>(
+    '/v2/catalog/:ref/changes/events',
+    {
+      schema: {
+        summary:
+          'Server-sent events: the running job, then the change set its run recorded once it ends (or the latest one at once when nothing runs)',
+        tags,
+        params: refParams,
+      },
+    },
+    async (req, reply) => {
+      const c = await (await gf.catalogs()).get(catalogRef(req.params.ref));
+      const header = req.headers.authorization;
+      await streamChangeEvents(req, reply, gf, c, () => ctx.auth.authenticate(header).then(() => true));
+    },
+  );
+  app.addHook('onClose', async () => endChangeStreams());
 
   app.get<{ Params: { ref: string }; Querystring: { from: number; to: number } }>(
     '/v2/catalog/:ref/diff',
