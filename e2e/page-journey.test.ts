@@ -182,6 +182,11 @@ describe('the page, in a browser', () => {
     await page.getByLabel('Most pages').fill('8');
     await page.getByLabel('Pause between requests (ms)').fill('0');
     await page.getByLabel(/vector/).check();
+    // A schedule the server cannot run is refused under its field; a yearly one (1 January, 03:00) is kept.
+    await page.getByLabel('Schedule').fill('every tuesday');
+    await page.getByRole('button', { name: 'Create catalog' }).click();
+    await contains(page.locator('#e-schedule'), /every tuesday.*every 6h/);
+    await page.getByLabel('Schedule').fill('0 3 1 1 *');
     await page.getByRole('button', { name: 'Create catalog' }).click();
     await page.getByRole('heading', { name: 'Monitor: python-meaning' }).waitFor(WAIT);
   });

@@ -71,7 +71,15 @@ export interface CatalogSettings {
     match: string;
     every: string;
   }>;
+  schedule?: string;
   postImportLinks?: boolean;
+  priorityWeights?: {
+    depth?: number;
+    type?: number;
+    freshness?: number;
+    quality?: number;
+    sitemap?: number;
+  };
 }
 
 /** What changed in a catalog: urls added, pages whose article changed beyond volatile text (with a short diff), urls removed. */

@@ -10,6 +10,7 @@ type Field =
   | 'depth'
   | 'maxPages'
   | 'intervalMs'
+  | 'schedule'
   | 'outputs'
   | 'cat'
   | 'images'
@@ -42,6 +43,7 @@ interface Form {
   depth: string;
   maxPages: string;
   intervalMs: string;
+  schedule: string;
   outputs: string[];
   cat: string;
   images: boolean;
@@ -55,6 +57,7 @@ const blank: Form = {
   depth: '-1',
   maxPages: '10000',
   intervalMs: '',
+  schedule: '',
   outputs: ['file', 'index'],
   cat: 'other',
   images: true,
@@ -89,6 +92,7 @@ export function CatalogForm({ editing }: { editing?: string | undefined }) {
           depth: String(c.settings.depth ?? -1),
           maxPages: String(c.settings.maxPages ?? ''),
           intervalMs: c.settings.intervalMs === undefined ? '' : String(c.settings.intervalMs),
+          schedule: c.settings.schedule ?? '',
           outputs: c.settings.outputs ?? ['file', 'index'],
           cat: c.settings.cat ?? 'other',
           images: c.settings.images !== false,
@@ -128,6 +132,7 @@ export function CatalogForm({ editing }: { editing?: string | undefined }) {
       depth: number(form.depth),
       maxPages: number(form.maxPages),
       intervalMs: number(form.intervalMs),
+      schedule: form.schedule.trim(),
       outputs: form.outputs,
       cat: form.cat,
       images: form.images,
@@ -225,6 +230,11 @@ export function CatalogForm({ editing }: { editing?: string | undefined }) {
           {input('maxPages', 'Most pages', 'The crawl stops after saving this many pages.', 'number')}
           {input('intervalMs', 'Pause between requests (ms)', 'Per host; empty = the default.', 'number')}
         </details>
+        {input(
+          'schedule',
+          'Schedule',
+          'Runs by itself while the server runs: "every 6h" after the last run, a cron expression such as "0 3 * * *", or empty for never.',
+        )}
         <fieldset class={errors.outputs ? 'invalid' : ''} aria-describedby={errors.outputs ? 'e-outputs' : undefined}>
           <legend>Outputs</legend>
           {OUTPUTS.map((o) => (
