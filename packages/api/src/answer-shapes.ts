@@ -243,6 +243,16 @@ export const ANSWER_SHAPES: Record<string, Schema> = {
       'The link as it was written when url normalisation changed it (a session id, a fragment, …); null when not.',
       nullable(str),
     ),
+    priority: doc(
+      'The priority it was queued with (docs/crawling.md): score 0 to 1, front queue 0 (first) to 7 and the parts; null for a start url, a redirect target, a refused url or one queued before priorities were kept.',
+      nullable(
+        obj({
+          score: num,
+          queue: int,
+          parts: obj({ depth: num, type: num, freshness: num, quality: num, sitemap: num }),
+        }),
+      ),
+    ),
     fetchedAt: nullable(str),
     catalogId: str,
     version: int,

@@ -103,6 +103,9 @@ describe('a crawl driven over the API (inject)', () => {
     expect(one.explanation).toBeTruthy();
     // The row carries the form a link wrote the url in: null, as /missing.html is linked in its normal form.
     expect(one).toHaveProperty('foundAs', null);
+    // And the priority it was queued with (a link, so the prioritizer scored it: docs/crawling.md).
+    expect(one.priority).toMatchObject({ score: expect.any(Number), queue: expect.any(Number) });
+    expect(Object.keys(one.priority.parts)).toEqual(['depth', 'type', 'freshness', 'quality', 'sitemap']);
     // A redirect target carries the chain that led to it.
     const target = (await f.call({ method: 'GET', url: '/v2/urls?catalog=garden&q=loop-b', as: 'support' })).json().data
       .items[0];

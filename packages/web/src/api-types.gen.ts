@@ -409,6 +409,18 @@ export interface UrlRow {
   redirects: string[];
   /** The link as it was written when url normalisation changed it (a session id, a fragment, …); null when not. */
   foundAs: string | null;
+  /** The priority it was queued with (docs/crawling.md): score 0 to 1, front queue 0 (first) to 7 and the parts; null for a start url, a redirect target, a refused url or one queued before priorities were kept. */
+  priority: {
+    score: number;
+    queue: number;
+    parts: {
+      depth: number;
+      type: number;
+      freshness: number;
+      quality: number;
+      sitemap: number;
+    };
+  } | null;
   fetchedAt: string | null;
   catalogId: string;
   version: number;

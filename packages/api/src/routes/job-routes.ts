@@ -28,6 +28,7 @@ export function urlView(row: LedgerRow) {
     depth: row.depth,
     redirects: row.redirects,
     foundAs: row.foundAs,
+    priority: row.priority ?? null,
     fetchedAt: row.fetchedAt,
     catalogId: row.catalogId,
     version: row.version,
