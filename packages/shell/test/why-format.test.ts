@@ -37,4 +37,17 @@ describe('greenfinger why, as text', () => {
     expect(text).toMatch(/^found as {2}http:\/\/127\.0\.0\.1:8084\/a\.html\?PHPSESSID=9f$/m);
     expect(formatFate(fate({}))).not.toMatch(/^found as/m);
   });
+
+  it('prints the priority the url was queued with and its parts, and no such line for a start url', () => {
+    const priority = {
+      score: 0.612,
+      queue: 3,
+      parts: { depth: 0.5, type: 0.98, freshness: 0.5, quality: 0.58, sitemap: 0.5 },
+    };
+    const text = formatFate(fate({ priority }));
+    expect(text).toMatch(
+      /^priority {2}0\.612 \(front queue 3\): depth 0\.5 · type 0\.98 · freshness 0\.5 · quality 0\.58 · sitemap 0\.5$/m,
+    );
+    expect(formatFate(fate({ depth: 0, referrer: null }))).not.toMatch(/^priority/m);
+  });
 });

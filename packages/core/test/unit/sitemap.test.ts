@@ -40,6 +40,21 @@ describe('parseSitemap', () => {
     });
   });
 
+  it('reads <priority> from 0.0 to 1.0, and leaves out one that is not a number in that range', () => {
+    const xml = `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+  <url><loc>http://example.com/a</loc><priority>1.0</priority></url>
+  <url><loc>http://example.com/b</loc><priority> 0.3 </priority><changefreq>weekly</changefreq></url>
+  <url><loc>http://example.com/c</loc><priority>high</priority></url>
+  <url><loc>http://example.com/d</loc><priority>1.5</priority></url>
+</urlset>`;
+    expect(parseSitemap(xml).entries).toEqual([
+      { loc: 'http://example.com/a', priority: 1 },
+      { loc: 'http://example.com/b', priority: 0.3, changefreq: 'weekly' },
+      { loc: 'http://example.com/c' },
+      { loc: 'http://example.com/d' },
+    ]);
+  });
+
   it('reads a sitemap index', () => {
     const parsed = parseSitemap(sitemapIndex(['http://example.com/s1.xml', 'http://example.com/s2.xml']));
     expect(parsed.kind).toBe('sitemapindex');
