@@ -171,6 +171,11 @@ describe('watch: catalogs run on their schedules', () => {
     expect(Date.parse(String(runs[1]?.startedAt)) - Date.parse(String(runs[0]?.endedAt))).toBeGreaterThanOrEqual(1900);
     watch.child.kill('SIGTERM');
     expect(await exitWithin(watch, 5000)).toBe(0);
+    // status says what runs next by itself, and what the last run changed (+added ~changed -removed).
+    const status = await cli(['status', '--data', data]);
+    expect(status.stdout).toMatch(
+      /scheduled \(watch or serve runs them\):\ncatalog +schedule .*last changes\nbeds +every 2s .* \+\d+ ~\d+ -\d+/,
+    );
   }, 120_000);
 
   it('a scheduled run killed -9 in the middle is resumed by the next one, and the version keeps every page', async () => {

@@ -48,11 +48,12 @@ export function catalogRoutes(app: FastifyInstance, ctx: ApiContext): void {
     '/v2/catalog/schedules',
     {
       schema: {
-        summary: 'Catalogs with a schedule (--schedule): when each last ran and when it runs next, soonest first',
+        summary:
+          'Catalogs with a schedule (--schedule): when each last ran, when it runs next, what its last run changed',
         tags,
       },
     },
-    async () => ok(await gf.schedules.list()),
+    async () => ok(await gf.schedules.list(undefined, { changes: true })),
   );
 
   app.get<{ Params: { ref: string } }>(

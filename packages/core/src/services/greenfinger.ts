@@ -97,6 +97,7 @@ export class Greenfinger {
       catalogs,
       database: () => this.database(),
       jobs: this.jobs,
+      changes: this.changes,
       log: this.log,
     });
     this.testUrl = new TestUrlService(this.factory, catalogs);

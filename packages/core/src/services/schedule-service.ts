@@ -4,6 +4,7 @@ import type { Catalog, RunReport } from '../model.js';
 import { nextRunAt, parseSchedule, type Schedule } from '../settings/schedule.js';
 import type { RecordDatabase } from '../storage/record-store.js';
 import type { CatalogService } from './catalog-service.js';
+import type { ChangeService } from './change-service.js';
 import type { Job, JobService } from './job-service.js';
 
 /** A catalog with a schedule, as `watch`, `status`, the API and the page show it. */
@@ -18,6 +19,8 @@ export interface ScheduledCatalog {
   nextRunAt: string | null;
   /** A run of it is going on in this process now. */
   running: boolean;
+  /** What its latest publishing run changed, in numbers (asked with `changes`; null when none recorded one). */
+  lastChanges?: { at: string; version: number; added: number; changed: number; removed: number } | null;
 }
 
 /** One run a schedule started, once it ended. */
@@ -33,6 +36,8 @@ export interface ScheduleServiceOptions {
   catalogs: () => Promise<CatalogService>;
   database: () => Promise<RecordDatabase>;
   jobs: JobService;
+  /** The change log, for each catalog's last change counts. */
+  changes?: Pick<ChangeService, 'log'>;
   log: Logger;
   /** The clock (tests). @default Date.now */
   now?: () => number;
@@ -51,6 +56,7 @@ export class ScheduleService {
   readonly #catalogs: () => Promise<CatalogService>;
   readonly #database: () => Promise<RecordDatabase>;
   readonly #jobs: JobService;
+  readonly #changes: Pick<ChangeService, 'log'> | undefined;
   readonly #log: Logger;
   readonly #now: () => number;
   /** When a run this service started ended, by catalog id: the clock even if a store kept no report of it. */
@@ -60,12 +66,16 @@ export class ScheduleService {
     this.#catalogs = options.catalogs;
     this.#database = options.database;
     this.#jobs = options.jobs;
+    this.#changes = options.changes;
     this.#log = options.log;
     this.#now = options.now ?? Date.now;
   }
 
-  /** The catalogs with a schedule (all, or those named), soonest first. */
-  async list(names?: readonly string[]): Promise<ScheduledCatalog[]> {
+  /**
+   * The catalogs with a schedule (all, or those named), soonest first; with `changes`, each with what its latest
+   * publishing run changed (read from the change log: for a status, not for the watch loop).
+   */
+  async list(names?: readonly string[], options: { changes?: boolean } = {}): Promise<ScheduledCatalog[]> {
     const now = this.#now();
     const out: ScheduledCatalog[] = [];
     for (const catalog of await this.#scheduled(names)) {
@@ -78,6 +88,7 @@ export class ScheduleService {
         lastRunAt: last === undefined ? null : new Date(last).toISOString(),
         nextRunAt: Number.isFinite(next) ? new Date(next).toISOString() : null,
         running: this.#jobs.running(catalog.id) !== undefined,
+        ...(options.changes && this.#changes ? { lastChanges: await this.#lastChanges(catalog) } : {}),
       });
     }
     return out.sort((a, b) => (a.nextRunAt ?? '~').localeCompare(b.nextRunAt ?? '~'));
@@ -147,6 +158,13 @@ export class ScheduleService {
       }
     }
     return catalogs.filter((c) => c.settings.schedule && (!names?.length || names.includes(c.name)));
+  }
+
+  async #lastChanges(catalog: Catalog): Promise<ScheduledCatalog['lastChanges']> {
+    const last = (await this.#changes?.log(catalog))?.at(-1);
+    if (!last) return null;
+    const { at, version, added, changed, removed } = last;
+    return { at, version, added: added.length, changed: changed.length, removed: removed.length };
   }
 
   /** When the catalog's last run ended: the newest report of any of its versions. */

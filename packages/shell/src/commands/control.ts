@@ -5,6 +5,7 @@ import { EXIT } from '../io.js';
 import { clusterOption, clusterPause, clusterStatus } from './cluster.js';
 import { dataOption, jsonOption } from './options.js';
 import { type CatalogRefOptions, catalogRefOf } from './versions.js';
+import { formatSchedules } from './watch.js';
 
 interface StatusOptions {
   cluster?: string;
@@ -78,7 +79,12 @@ export const CONTROL_COMMANDS: CommandSpec[] = [
       if (ctx.session) return promptStatus(ctx, gf, opts);
       const runs = await gf.crawler.status();
       if (opts.json) ctx.io.out(`${JSON.stringify(runs)}\n`);
-      else ctx.io.out(formatStatus(runs));
+      else {
+        ctx.io.out(formatStatus(runs));
+        // The schedules: what runs next by itself (watch or serve), and what each last run changed.
+        const scheduled = await gf.schedules.list(undefined, { changes: true });
+        if (scheduled.length > 0) ctx.io.out(`\nscheduled (watch or serve runs them):\n${formatSchedules(scheduled)}`);
+      }
       return EXIT.ok;
     },
   }),

@@ -40,7 +40,7 @@ export const WATCH_COMMAND = defineCommand<WatchOptions>({
     const { io } = ctx;
     const gf = await ctx.gf(true);
     if (opts.list) {
-      const list = await gf.schedules.list(opts.name);
+      const list = await gf.schedules.list(opts.name, { changes: true });
       io.out(opts.json ? `${JSON.stringify(list)}\n` : formatSchedules(list));
       return EXIT.ok;
     }
@@ -119,13 +119,17 @@ function formatRun(run: ScheduledRun): string {
 /** The scheduled catalogs as a small table. */
 export function formatSchedules(list: ScheduledCatalog[]): string {
   if (list.length === 0) return 'no catalog has a schedule\n';
+  const changes = list.some((s) => s.lastChanges !== undefined);
   const rows = list.map((s) => [
     s.catalog,
     s.schedule,
     s.lastRunAt ?? 'never',
     s.running ? 'running now' : (s.nextRunAt ?? 'never (the expression matches no date)'),
+    ...(changes
+      ? [s.lastChanges ? `+${s.lastChanges.added} ~${s.lastChanges.changed} -${s.lastChanges.removed}` : '-']
+      : []),
   ]);
-  const head = ['catalog', 'schedule', 'last run ended', 'next run'];
+  const head = ['catalog', 'schedule', 'last run ended', 'next run', ...(changes ? ['last changes'] : [])];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
     cells
