@@ -218,6 +218,11 @@ export interface RunReport {
    */
   orphans?: OrphanReport;
   /**
+   * What the run changed, when it published (docs/freshness.md): how many urls it added, changed and removed; the
+   * urls and diffs are in the catalog's change log (`greenfinger changes`).
+   */
+  changes?: { added: number; changed: number; removed: number };
+  /**
    * The embedding of this run: the model, chunks embedded and their cost; with words published before the vectors
    * (GF_SEARCH_EARLY), how far the version's vectors got: its pages, those with a vector, those with all of theirs.
    */

@@ -104,6 +104,11 @@ export function formatSummary(r: RunReport): string {
   if (searchable) lines.push(searchable);
   const orphans = orphansLine(r.orphans);
   if (orphans) lines.push(orphans);
+  const c = r.changes;
+  if (c && c.added + c.changed + c.removed > 0) {
+    const what = `${n(c.added)} added, ${n(c.changed)} changed, ${n(c.removed)} removed`;
+    lines.push(`changes: ${what} (greenfinger changes --name "${r.catalog}")`);
+  }
   lines.push(`ending: ${r.ending.reason} — ${r.ending.note ?? ''}`);
   if (r.path) lines.push(`report: ${r.path}`);
   if (r.ending.published || words) lines.push(`next: greenfinger search "<words>" --catalog "${r.catalog}"`);

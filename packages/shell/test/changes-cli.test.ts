@@ -32,6 +32,7 @@ describe('greenfinger changes / diff', () => {
   let tmp: TempDir;
   let data: string;
   let catalog: string[];
+  let rebuild: { code: number; out: string; err: string };
   const fast = ['--interval', '0', '--threads', '4', '--host-concurrency', '4', '--outputs', 'file+index'];
 
   beforeAll(async () => {
@@ -41,7 +42,8 @@ describe('greenfinger changes / diff', () => {
     catalog = ['--url', `${site.origin}/b/`, '--data', data];
     expect((await cli(['crawl', ...catalog, ...fast])).code).toBe(EXIT.ok);
     site.edit();
-    expect((await cli(['rebuild', ...catalog])).code).toBe(EXIT.ok);
+    rebuild = await cli(['rebuild', ...catalog]);
+    expect(rebuild.code).toBe(EXIT.ok);
   }, 60_000);
   afterAll(async () => {
     await site?.close();
@@ -65,6 +67,10 @@ describe('greenfinger changes / diff', () => {
     const answer = JSON.parse(diff.out);
     expect({ from: answer.from, to: answer.to, ...urls(answer) }).toEqual({ from: 0, to: 1, ...site.expected('b') });
     expect(answer.changed[0].diff).toMatch(/^- .*\n\+ .*replanted/);
+  });
+
+  it("the run's summary counts its changes and names the verb that lists them", () => {
+    expect(rebuild.out).toMatch(/^changes: 1 added, 3 changed, 1 removed \(greenfinger changes --name ".+"\)$/m);
   });
 
   it('the text: one line a url, the diff indented under a changed one', async () => {

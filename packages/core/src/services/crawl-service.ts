@@ -227,18 +227,26 @@ export class CrawlService {
     if (early.wordsPublished && !result.published && state) noteVectorsLeft(report, version, state);
     // A rebuild is compared with the version served before it, while that one is surely kept (before the publish).
     const rebuilt = action === 'rebuild' && catalog.searchVersion >= 0 && catalog.searchVersion !== version;
-    const changes =
+    const compared =
       result.published && rebuilt ? await this.#between(catalog, catalog.searchVersion, version) : undefined;
+    const changes = result.published ? (compared ?? parts.changes.changeSet()) : undefined;
+    if (changes) {
+      report.changes = {
+        added: changes.added.length,
+        changed: changes.changed.length,
+        removed: changes.removed.length,
+      };
+    }
     const recorded = await this.#record(catalog, version, action, result, report);
-    if (result.published && recorded.path !== undefined) {
+    if (changes && recorded.path !== undefined) {
       await this.#changes
         .record({
           catalogId: catalog.id,
           version,
           action,
           at: report.endedAt,
-          ...(changes ?? parts.changes.changeSet()),
-          ...(changes ? { comparedWith: catalog.searchVersion } : {}),
+          ...changes,
+          ...(compared ? { comparedWith: catalog.searchVersion } : {}),
         })
         .catch((err: unknown) => f.log.warn({ err, catalogId: catalog.id, version }, 'the change log was not written'));
     }

@@ -35,6 +35,7 @@ describe('changes', () => {
       const report = await gf.crawler.crawl({ url: `${site.origin}/${prefix}/`, settings });
       expect(report.ending).toMatchObject({ reason: 'frontier-drained', published: true });
       expect(report.produced.saved).toBe(PAGES + 1);
+      expect(report.changes).toEqual({ added: PAGES + 1, changed: 0, removed: 0 });
     }
     [merged, rebuilt] = (await Promise.all(
       ['a', 'b'].map(async (p) => (await gf.catalogs()).get({ url: `${site.origin}/${p}/` })),
@@ -42,8 +43,10 @@ describe('changes', () => {
     site.edit();
     const merge = await gf.crawler.crawl({ id: merged.id, action: 'merge' });
     expect(merge.ending).toMatchObject({ published: true });
+    expect(merge.changes).toEqual({ added: 1, changed: 3, removed: 1 });
     const rebuild = await gf.crawler.crawl({ id: rebuilt.id, action: 'rebuild' });
     expect(rebuild.ending).toMatchObject({ published: true });
+    expect(rebuild.changes).toEqual({ added: 1, changed: 3, removed: 1 });
   }, 60_000);
   afterAll(async () => {
     await gf?.close();
