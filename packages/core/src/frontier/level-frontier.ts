@@ -25,6 +25,9 @@ const CHECKPOINT = 'c:';
 const JOURNAL = 'j:';
 const CHUNK = 1024;
 
+/** A lane that may hold entries not read ahead yet. */
+const unread = (lane: LaneReader): boolean => !lane.buffered && !lane.empty;
+
 /**
  * The durable frontier of one catalog version, in its own LevelDB directory
  * (`DataLayout.frontierDir(catalogId, version)`).
@@ -53,6 +56,8 @@ export class LevelFrontier implements CrawlFrontier {
   /** One read-ahead per lane (front-queues.ts). */
   readonly #lanes: LaneReader[];
   readonly #selector = new BiasedSelector();
+  /** Whether a lane holds entries read ahead (the selector's question). */
+  readonly #holds = (lane: number): boolean => this.#lanes[lane]?.buffered === true;
 
   #gate: Promise<void> | undefined;
   #closed = false;
@@ -211,13 +216,12 @@ export class LevelFrontier implements CrawlFrontier {
     let item: { pos: string; value: string } | undefined;
     for (;;) {
       // Every lane that may hold entries is read ahead first, so the selector sees each lane that holds any.
-      const unread = this.#lanes.filter((l) => !l.buffered && !l.empty);
-      if (unread.length > 0) {
-        await Promise.all(unread.map((l) => l.fill()));
+      if (this.#lanes.some(unread)) {
+        await Promise.all(this.#lanes.filter(unread).map((l) => l.fill()));
         await this.#ready();
         continue;
       }
-      const lane = this.#selector.pick((l) => this.#lanes[l]?.buffered === true);
+      const lane = this.#selector.pick(this.#holds);
       if (lane === undefined) return undefined;
       item = this.#lanes[lane]?.take();
       if (item) break;
