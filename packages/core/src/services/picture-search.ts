@@ -1,7 +1,7 @@
 import type { EmbeddingClient } from '../embeddings/embedding-client.js';
 import type { PublishedCatalog } from '../index/catalog-registry.js';
 import type { IndexImage, PictureHit, PicturePage, SearchIndex } from '../index/search-index.js';
-import { type FusionOptions, fuseRanks, fusionDepth, HYBRID_FUSION } from './hybrid-search.js';
+import { type FusionOptions, fuseRanks, fusionDepth } from './hybrid-search.js';
 
 /**
  * Pictures mode: one result per kept picture, from the picture records of the full-text index (alt texts,
@@ -37,8 +37,13 @@ export function pictureTitle(h: Pick<PictureHit, 'alt' | 'caption' | 'pictureUrl
   return decodeURIComponent(h.pictureUrl.split('/').pop() ?? h.pictureUrl);
 }
 
-/** How the words and the meaning of picture records are fused: as hybrid search fuses pages. */
-export const PICTURE_FUSION: Readonly<Required<FusionOptions>> = HYBRID_FUSION;
+/**
+ * How the words and the meaning of picture records are fused (reciprocal rank, as hybrid fuses pages). Tuned on
+ * bench/queries/gimp-pictures.json with the bundled USE-lite: meaning alone finds the picture in its top 3 for 0.30
+ * of the questions, words for 0.90, so a small k lets the words' first places lead and meaning weighs half; with
+ * hybrid's k = 10 it cost MRR@10 0.11 (docs/search.md has the grid).
+ */
+export const PICTURE_FUSION: Readonly<Required<FusionOptions>> = Object.freeze({ k: 1, words: 1, meaning: 0.5 });
 
 /**
  * The pictures mode answer of one query over the versions in scope: the picture records ranked by their words and,
@@ -67,7 +72,12 @@ export async function findPictures(
     index.searchPictures({ q, scopes, size: depth }),
     index.searchPicturesByVector?.({ vector, scopes, size: depth }) ?? [],
   ]);
-  const fused = fuseRanks<PictureHit, PictureHit>(words.results, meaning, { words: (h) => h.id, meaning: (h) => h.id });
+  const fused = fuseRanks<PictureHit, PictureHit>(
+    words.results,
+    meaning,
+    { words: (h) => h.id, meaning: (h) => h.id },
+    PICTURE_FUSION,
+  );
   const hits = fused
     .slice(offset, offset + size)
     .map((f) => ({ ...((f.words ?? f.meaning) as PictureHit), score: f.score }));
