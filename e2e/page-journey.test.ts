@@ -198,6 +198,12 @@ describe('the page, in a browser', () => {
       await contains(page.locator('.now'), /ended/, { timeout: 90_000 });
       await contains(page.locator('.now'), 'the version is published');
     }
+    // The yearly schedule given in the form: its next run, and what the first crawl changed.
+    await page.goto(`${base}/#/monitor/python-meaning`);
+    await contains(
+      page.getByTestId('schedule'),
+      /^Runs by itself \(0 3 1 1 \*\): next 01\/01\/\d{4}, 03:00:00 · its last run changed \d+ added/,
+    );
     await page.goto(`${base}/#/monitor/python`);
     await visible(page.getByRole('link', { name: /^SAVED: / }));
     await contains(page.getByRole('table', { name: /Each run of python/ }), 'crawl');

@@ -132,6 +132,21 @@ export const ANSWER_SHAPES: Record<string, Schema> = {
       ['active', 'embedding'],
     ),
   ),
+  ScheduledCatalog: doc(
+    'A catalog with a schedule: when its last run ended, when the schedule next runs it, what its last run changed.',
+    obj(
+      {
+        catalogId: str,
+        catalog: str,
+        schedule: str,
+        lastRunAt: nullable(str),
+        nextRunAt: nullable(str),
+        running: bool,
+        lastChanges: nullable(obj({ at: str, version: int, added: int, changed: int, removed: int })),
+      },
+      ['lastChanges'],
+    ),
+  ),
   RunningCatalog: doc(
     'A catalog crawling now (as `status` prints it) and the job of this server that runs it, if any.',
     obj(
@@ -332,6 +347,7 @@ export const ROUTE_ANSWERS: Record<string, Schema> = {
   'POST /v2/catalog': ref('Catalog'),
   'GET /v2/catalog/cats': list(obj({ cat: str, catalogs: int })),
   'GET /v2/catalog/running': list(ref('RunningCatalog')),
+  'GET /v2/catalog/schedules': list(ref('ScheduledCatalog')),
   'GET /v2/catalog/{ref}': ref('Catalog'),
   'PUT /v2/catalog/{ref}': ref('Catalog'),
   'GET /v2/catalog/{ref}/details': ref('Catalog'),

@@ -295,6 +295,23 @@ export interface RunningCatalog {
   [key: string]: unknown;
 }
 
+/** A catalog with a schedule: when its last run ended, when the schedule next runs it, what its last run changed. */
+export interface ScheduledCatalog {
+  catalogId: string;
+  catalog: string;
+  schedule: string;
+  lastRunAt: string | null;
+  nextRunAt: string | null;
+  running: boolean;
+  lastChanges?: {
+    at: string;
+    version: number;
+    added: number;
+    changed: number;
+    removed: number;
+  } | null;
+}
+
 export interface SearchHit {
   id: string;
   title: string;
@@ -476,6 +493,8 @@ export interface ApiAnswers {
   }>;
   /** Catalogs crawling now, with their jobs */
   'GET /v2/catalog/running': RunningCatalog[];
+  /** Catalogs with a schedule (--schedule): when each last ran, when it runs next, what its last run changed */
+  'GET /v2/catalog/schedules': ScheduledCatalog[];
   /** One catalog, by id or name, as `catalog show --json` prints it */
   'GET /v2/catalog/{ref}': Catalog;
   /** Update one catalog: partial settings merge with what is stored */

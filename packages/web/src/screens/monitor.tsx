@@ -1,6 +1,15 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, get, qs, readEvents } from '../api';
-import type { Catalog, DeleteReport, DeleteRow, JobStarted, JobView, ReportRow, VersionRow } from '../api-types.gen';
+import type {
+  ApiAnswers,
+  Catalog,
+  DeleteReport,
+  DeleteRow,
+  JobStarted,
+  JobView,
+  ReportRow,
+  VersionRow,
+} from '../api-types.gen';
 import type { CounterView } from '../types';
 import {
   bytes,
@@ -110,6 +119,9 @@ export function Monitor({ catalogRef, admin }: { catalogRef: string; admin: bool
   const catalog = useLoad(`c${tick}`, (s) => get<Catalog>(`/v2/catalog/${ref}`, s));
   const reports = useLoad(`r${tick}`, (s) => get<ReportRow[]>(`/v2/crawl/${ref}/reports`, s));
   const versions = useLoad(`v${tick}`, (s) => get<VersionRow[]>(`/v2/crawl/${ref}/versions`, s));
+  const schedules = useLoad(`s${tick}`, (s) =>
+    get<ApiAnswers['GET /v2/catalog/schedules']>('/v2/catalog/schedules', s),
+  );
   const [live, setLive] = useState<JobView | null>(null);
   const [ended, setEnded] = useState<JobView | null>(null);
   const [streamState, setStreamState] = useState<'connecting' | 'live' | 'idle' | 'ended' | 'lost'>('connecting');
@@ -210,6 +222,7 @@ export function Monitor({ catalogRef, admin }: { catalogRef: string; admin: bool
   const last = reports.data?.[reports.data.length - 1];
   const lastReport = ended?.report ?? last?.report;
   const running = !!live;
+  const scheduled = schedules.data?.find((x) => x.catalogId === c.id);
   const replayLayers = (c.settings.outputs ?? ['file', 'index']).filter((o) => o === 'index' || o === 'vector');
 
   return (
@@ -277,6 +290,15 @@ export function Monitor({ catalogRef, admin }: { catalogRef: string; admin: bool
           </p>
         )}
       </div>
+      {scheduled ? (
+        <p class="muted" data-testid="schedule">
+          Runs by itself ({scheduled.schedule}):{' '}
+          {scheduled.running ? 'running now' : scheduled.nextRunAt ? `next ${when(scheduled.nextRunAt)}` : 'never'}
+          {scheduled.lastChanges
+            ? ` · its last run changed ${scheduled.lastChanges.added} added, ${scheduled.lastChanges.changed} changed, ${scheduled.lastChanges.removed} removed`
+            : ''}
+        </p>
+      ) : null}
       {live?.counters ? (
         <CounterList c={live.counters} queued={live.queued} rate={live.pagesPerSecond} />
       ) : lastReport ? (
