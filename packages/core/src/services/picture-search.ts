@@ -30,9 +30,10 @@ export interface PictureFields {
   pageCount: number;
 }
 
-/** The title a picture result shows: its alt text, else its caption, else its file name. */
+/** The title a picture result shows: its alt text (unless a mere file path), else its caption, else its file name. */
 export function pictureTitle(h: Pick<PictureHit, 'alt' | 'caption' | 'pictureUrl'>): string {
-  if (h.alt) return h.alt;
+  // An alt text that is only a file's path (Sphinx writes the image's own path when none is given) says nothing.
+  if (h.alt && !/^\S*\.(?:png|jpe?g|gif|svg|webp|avif|bmp)$/i.test(h.alt)) return h.alt;
   if (h.caption) return h.caption.length > 120 ? `${h.caption.slice(0, 119)}…` : h.caption;
   return decodeURIComponent(h.pictureUrl.split('/').pop() ?? h.pictureUrl);
 }

@@ -11,7 +11,7 @@ const DONE_WHEN = 'the dialog for exporting webp images';
 const WEBP = '/images/using/export-webp-dialog.png';
 
 /**
- * Pictures search on a real crawl: 80 pages of the GIMP help from the chapter that shows the export dialogs, with
+ * Pictures search on a real crawl: 40 pages of the GIMP help from the chapter that shows the export dialogs, with
  * pictures kept and every output on, so pictures rank by words and meaning fused (docs/search.md, Pictures). One
  * crawl for the file; the search layer alone answers.
  */
@@ -31,7 +31,7 @@ describe.skipIf(missing !== undefined)(`pictures search over the GIMP help${miss
       url: `${site.origin}/`,
       startUrl: `${site.origin}/gimp-images-out.html`,
       settings: {
-        maxPages: 80,
+        maxPages: 40,
         intervalMs: 0,
         threads: 8,
         hostConcurrency: 8,
