@@ -70,7 +70,19 @@ export * from './errors.js';
 export type * from './fetch/extractor.js';
 export type { Pacer, PatternRecord, Release, RenderMemory, RenderObservation, RenderPolicy } from './fetch/index.js';
 export type * from './frontier/frontier.js';
-export { LevelFrontier, type LevelFrontierOptions, MemoryFrontier } from './frontier/index.js';
+export {
+  createPrioritizer,
+  DEFAULT_PRIORITY_WEIGHTS,
+  LevelFrontier,
+  type LevelFrontierOptions,
+  MemoryFrontier,
+  type Prioritizer,
+  type PriorityInput,
+  type PriorityWeights,
+  type ReferringPage,
+  type SitemapFacts,
+  type UrlPriority,
+} from './frontier/index.js';
 export { ids, urlHash } from './ids.js';
 export type * from './index/search-index.js';
 export { DataLayout } from './layout.js';
@@ -103,9 +115,6 @@ export {
   type LedgerListQuery,
   LedgerService,
   MetricsService,
-  type ScheduledCatalog,
-  type ScheduledRun,
-  ScheduleService,
   type PagePicture,
   type PictureFields,
   type PictureSearchHit,
@@ -121,6 +130,9 @@ export {
   type ReplaySlice,
   type ReplaySliceReport,
   type RunStatus,
+  type ScheduledCatalog,
+  type ScheduledRun,
+  ScheduleService,
   SEARCH_MODES,
   type SearchHit,
   type SearchMode,
