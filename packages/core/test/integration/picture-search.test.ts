@@ -130,6 +130,43 @@ describe.skipIf(missing !== undefined)(`pictures search over the GIMP help${miss
     expect(counts).toEqual([...counts].sort((a, b) => b - a));
   });
 
+  it('never answers from a version being written', async () => {
+    // A rebuild writing version + 1 into the same index file: its pictures stay out until it is published.
+    const index = gf.factory.index();
+    const next = version + 1;
+    const image = {
+      id: 'rebuild-picture',
+      path: 'x.png',
+      url: `${site.origin}/images/zebra-unicorn.png`,
+      alt: 'zebra unicorn',
+    };
+    await index.upsert([
+      {
+        id: 'rebuild-page',
+        catalogId,
+        catalogName: 'gimp',
+        version: next,
+        url: `${site.origin}/rebuild.html`,
+        title: 'Zebra unicorn',
+        text: 'zebra unicorn',
+        imageText: 'zebra unicorn',
+        htmlPath: '',
+        textPath: '',
+        images: [image],
+        linkDensity: 0,
+        fetchedAt: new Date().toISOString(),
+      },
+    ]);
+    try {
+      const found = await pictures('zebra unicorn');
+      expect(found.results.map((h) => h.url)).not.toContain(image.url);
+      expect(found.results.every((h) => h.version === version)).toBe(true);
+      expect((await pictures('', 1000)).results.every((h) => h.version === version)).toBe(true);
+    } finally {
+      await index.deleteVersion(catalogId, next);
+    }
+  });
+
   it('replay --layers index rebuilds the picture records from what is stored', async () => {
     const report = await gf.replay.replay({ id: catalogId }, { layers: ['index'] });
     expect(report.version).toBe(version);
