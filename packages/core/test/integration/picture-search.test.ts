@@ -173,4 +173,15 @@ describe.skipIf(missing !== undefined)(`pictures search over the GIMP help${miss
     const r = await pictures(DONE_WHEN);
     expect(r.results.slice(0, 3).map((h) => new URL(h.url).pathname)).toContain(WEBP);
   }, 120_000);
+
+  it('a page deleted by hand leaves the records of its pictures; a picture left on no page goes', async () => {
+    const page = `${site.origin}/gimp-images-out.html`;
+    const before = (await pictures(DONE_WHEN)).results as PictureSearchHit[];
+    expect(before.map((h) => new URL(h.url).pathname)).toContain(WEBP);
+    const id = (await gf.ledger.why(page)).row?.id as string;
+    await gf.ledger.deleteUrl(id);
+    const after = (await pictures(DONE_WHEN)).results as PictureSearchHit[];
+    expect(after.map((h) => new URL(h.url).pathname)).not.toContain(WEBP);
+    for (const h of after) expect(h.pages.map((p) => p.url)).not.toContain(page);
+  });
 });
