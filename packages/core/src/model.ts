@@ -208,7 +208,9 @@ export interface RunReport {
   /**
    * What the crawl flow noticed besides the outcomes (seed 002): `documents:<parser>` documents saved by each parser,
    * `canonical-outside` pages naming a canonical url outside the catalog (kept, the canonical recorded and not
-   * followed), `sitemap-hosts` hosts whose sitemaps were read, with the first example of each. Absent when nothing.
+   * followed), `sitemap-hosts` hosts whose sitemaps were read, `site-markdown:<kept|status-N|not-markdown|empty|
+   * other-host|robots-txt|failed>` pages naming their own Markdown and what became of it, with the first example of
+   * each. Absent when nothing.
    */
   flow?: { noted: Record<string, number>; examples: Record<string, string> };
   outputs: Record<string, { written: number; failed: number; lastError?: string }>;

@@ -33,6 +33,11 @@ export interface ExtractedContent {
   images: ImageRef[];
   lang: string;
   canonical: string | null;
+  /**
+   * The page's own Markdown, when it names one (`<link rel="alternate" type="text/markdown" href>`): absolute. The
+   * crawl fetches it and keeps it as the page's Markdown (stages/site-markdown.ts). Absent or null: none.
+   */
+  markdownUrl?: string | null | undefined;
   /** <meta name="robots"> */
   robots: { noindex: boolean; nofollow: boolean };
   description: string;

@@ -169,6 +169,7 @@ export function contentFromScan(scan: PageScan, text: string, title?: string): E
     images: scan.images,
     lang: scan.lang,
     canonical: scan.canonical,
+    markdownUrl: scan.markdown,
     robots: scan.robots,
     description: scan.description,
   };

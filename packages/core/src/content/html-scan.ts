@@ -17,6 +17,8 @@ export interface PageScan {
   h1: string;
   lang: string;
   canonical: string | null;
+  /** The page's own Markdown (`<link rel="alternate" type="text/markdown">`), absolute; null when it names none. */
+  markdown: string | null;
   description: string;
   robots: { noindex: boolean; nofollow: boolean };
   links: ExtractedLink[];
@@ -114,6 +116,7 @@ export function scanHtml(html: string, pageUrl: string): PageScan {
     h1: head.h1,
     lang: head.lang,
     canonical: head.canonical ? (normalizeUrl(head.canonical, base) ?? null) : null,
+    markdown: head.markdown ? (normalizeUrl(head.markdown, base) ?? null) : null,
     description: head.description,
     robots: { noindex: head.noindex, nofollow: head.nofollow },
     links: links.finish(base),

@@ -31,6 +31,7 @@ import { output } from './stages/output.js';
 import { recrawl } from './stages/recrawl.js';
 import { reserve } from './stages/reserve.js';
 import { noindex, robots } from './stages/robots-meta.js';
+import { siteMarkdown } from './stages/site-markdown.js';
 import { status } from './stages/status.js';
 import { trap } from './stages/trap.js';
 
@@ -65,6 +66,7 @@ export const DOCUMENT_PIPELINE: readonly Stage[] = [
   dedup,
   reserve,
   images,
+  siteMarkdown,
   postImport,
   postImportLinks,
   output,

@@ -84,6 +84,9 @@ export type PipelineDeps = Pick<
   | 'ledger'
   | 'politeness'
   | 'pageFetcher'
+  | 'imageFetcher'
+  | 'robots'
+  | 'log'
   | 'documentKind'
   | 'documentMaxBytes'
   | 'parseDocument'
@@ -126,6 +129,8 @@ export class PageInProgress {
   textHash = '';
   /** A revisited page whose article changed: a short diff of its text against the text the version held. */
   textDiff: string | undefined;
+  /** The site's own Markdown of the page, when it names one and it answered (stages/site-markdown.ts). */
+  siteMarkdown: string | undefined;
   /** The content dedup recorded this page's text under its id (undone if the page fails). */
   textRecorded = false;
   /** The page holds a place under the page limit (given back if it fails). */

@@ -48,7 +48,9 @@ export class FileOutputChannel implements OutputChannel {
 
 /** The Markdown file of a page: its converted article, or its text (a document, a replay without the html). */
 export function pageMarkdownOf(
-  page: Pick<CrawledPage, 'version' | 'resource' | 'text' | 'markdown'> & { catalog: Pick<Catalog, 'id' | 'name'> },
+  page: Pick<CrawledPage, 'version' | 'resource' | 'text' | 'markdown' | 'markdownSource'> & {
+    catalog: Pick<Catalog, 'id' | 'name'>;
+  },
 ): string {
   const converted = page.markdown !== undefined && page.markdown.trim().length > 0;
   return pageMarkdown({
@@ -56,6 +58,6 @@ export function pageMarkdownOf(
     version: page.version,
     resource: page.resource,
     body: converted ? (page.markdown as string) : page.text,
-    source: converted ? 'html' : 'text',
+    source: converted ? (page.markdownSource ?? 'html') : 'text',
   });
 }

@@ -1,4 +1,5 @@
 import type { Catalog, ImageRow, OutputLayer, ResourceRow } from '../model.js';
+import type { MarkdownSource } from './page-markdown.js';
 
 /** A picture of a page, stored once per version; `bytes` present when it was just fetched. */
 export interface PageImage {
@@ -23,6 +24,8 @@ export interface CrawledPage {
    * and the readers make it from the stored html, see docs/mcp.md).
    */
   markdown?: string | undefined;
+  /** Where `markdown` came from: the site's own (`site`), else a conversion (`html`). @default 'html' */
+  markdownSource?: MarkdownSource | undefined;
   images: PageImage[];
 }
 

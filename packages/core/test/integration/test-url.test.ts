@@ -62,6 +62,7 @@ describe('test-url', () => {
       'dedup',
       'reserve',
       'images',
+      'site-markdown',
       'post-import',
       'post-import-links',
       'output',

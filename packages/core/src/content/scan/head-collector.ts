@@ -21,6 +21,8 @@ export class HeadCollector {
   inTitle = false;
   baseHref = '';
   canonical = '';
+  /** The page's own Markdown: `<link rel="alternate" type="text/markdown" href>` (the first one). */
+  markdown = '';
   ogImage: OgImage | null = null;
   noindex = false;
   nofollow = false;
@@ -107,6 +109,8 @@ export class HeadCollector {
     if (!a.href) return;
     if (/\bcanonical\b/.test(rel)) {
       if (!this.canonical) this.canonical = a.href;
+    } else if (/\balternate\b/.test(rel) && /^text\/(?:x-)?markdown\b/i.test((a.type ?? '').trim())) {
+      if (!this.markdown) this.markdown = a.href;
     } else if (/\balternate\b/.test(rel) && a.hreflang) {
       this.addLink(a.href, a.hreflang, false);
     }

@@ -28,6 +28,8 @@ export const output: Stage = {
         resource,
         html: result.body,
         text: page.content.text,
+        // The site's own Markdown is kept as the page's .md; without it the Markdown is made from the html on read.
+        ...(page.siteMarkdown !== undefined ? { markdown: page.siteMarkdown, markdownSource: 'site' as const } : {}),
         images,
       }),
     );
