@@ -14,33 +14,18 @@ import { QueuePipeline } from './queue-pipeline.js';
 import {
   type CrawlResult,
   type EndReason,
+  type InFlightUrl,
   PUBLISHING_ENDS,
   SESSION_END_ROUNDS,
+  type SeedOffer,
   type SessionEndEntry,
 } from './run-result.js';
 import { StageClock } from './stage-clock.js';
 import { TRAP_JOURNAL_PREFIX } from './trap-budget.js';
 
 export type { CrawlEngineDeps, KnownUrlPolicy, Politeness } from './engine-deps.js';
-export type { CrawlResult, EndReason, SessionEnd, SessionEndEntry } from './run-result.js';
+export type { CrawlResult, EndReason, InFlightUrl, SeedOffer, SessionEnd, SessionEndEntry } from './run-result.js';
 export { PUBLISHING_ENDS, SESSION_END_ROUNDS } from './run-result.js';
-
-/** What became of start references offered to a running crawl (`CrawlEngine.addSeeds`). */
-export interface SeedOffer {
-  /** Queued at depth 0, ahead of the links found so far. */
-  accepted: string[];
-  /** Refused by the acceptors (scope, robots.txt, …), or already queued or handled in this run. */
-  refused: Array<{ url: string; reason: string }>;
-}
-
-/** A url a worker is handling now (`CrawlEngine.inFlight`). */
-export interface InFlightUrl {
-  url: string;
-  depth: number;
-  referrer: string | undefined;
-  /** When its worker took it from the frontier (ISO). */
-  since: string;
-}
 
 /**
  * The crawl of one catalog version: the worker loop. Workers poll the frontier and run each url through the

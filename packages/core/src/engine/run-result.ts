@@ -57,3 +57,20 @@ export interface CrawlResult {
    */
   fetchEnded?: EndReason;
 }
+
+/** What became of start references offered to a running crawl (`CrawlEngine.addSeeds`). */
+export interface SeedOffer {
+  /** Queued at depth 0, ahead of the links found so far. */
+  accepted: string[];
+  /** Refused by the acceptors (scope, robots.txt, …), or already queued or handled in this run. */
+  refused: Array<{ url: string; reason: string }>;
+}
+
+/** A url a worker is handling now (`CrawlEngine.inFlight`). */
+export interface InFlightUrl {
+  url: string;
+  depth: number;
+  referrer: string | undefined;
+  /** When its worker took it from the frontier (ISO). */
+  since: string;
+}

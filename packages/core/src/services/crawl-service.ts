@@ -16,6 +16,7 @@ import type { CrawlProgress, CrawlRequest, CrawlVerb } from '../runs/crawl-runne
 import type { RunHandle, RunInfo } from '../runs/run-registry.js';
 import type { CatalogRef, CatalogService } from './catalog-service.js';
 import { ChangeService } from './change-service.js';
+import { progressReporter } from './crawl-progress.js';
 import { OrphanStep } from './orphans.js';
 import { servedPages, siteWithheld, unrank, withheldPublish } from './publish-decision.js';
 import { noteEnding, noteVectorsLeft } from './report-notes.js';
@@ -451,46 +452,6 @@ export class CrawlService {
   async close(): Promise<void> {
     for (const engine of this.#engines.values()) engine.stop('interrupted');
   }
-}
-
-/** Live counters every `progressIntervalMs`: to the caller, and to the run registry (for `status`). */
-function progressReporter(
-  engine: CrawlEngine,
-  frontier: CrawlFrontier,
-  run: { catalog: Catalog; action: CrawlVerb; version: number },
-  handle: RunHandle,
-  req: CrawlRequest,
-  early: WordsFirstPublisher,
-): NodeJS.Timeout {
-  let lastSaved = 0;
-  let lastAt = Date.now();
-  let rate = 0;
-  return setInterval(() => {
-    void frontier
-      .size()
-      .then(async (queued) => {
-        const snap = engine.counters.snapshot();
-        const now = Date.now();
-        const inst = ((snap.saved - lastSaved) * 1000) / Math.max(1, now - lastAt);
-        rate = rate === 0 ? inst : rate * 0.7 + inst * 0.3;
-        lastSaved = snap.saved;
-        lastAt = now;
-        const p: CrawlProgress = {
-          catalog: run.catalog.name,
-          action: run.action,
-          version: run.version,
-          counters: snap,
-          queued,
-          active: engine.active,
-          pagesPerSecond: rate,
-        };
-        const embedding = early.progress();
-        if (embedding) p.embedding = embedding;
-        req.onProgress?.(p);
-        await handle.progress({ ...p });
-      })
-      .catch(() => undefined);
-  }, req.progressIntervalMs ?? 500);
 }
 
 function runStatus(r: RunInfo): RunStatus {

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
  * `import` or `export … from` that is not `import type` / `export type` and does not name only `type` members. Dynamic
  * `import()` is left out (it loads on use, so it cannot make a load-order circle). A circle through value imports
  * fails the test, naming its files; so does any import, even type-only, from `core/src/compose/` into
- * `core/src/services/` (the composition point sits below the front door).
+ * `core/src/services/` (the composition point sits below the front door), and a source file over 500 lines.
  */
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
@@ -152,6 +152,15 @@ describe('import graph of packages/*/src', () => {
     }
     const found = circles(graph).map((c) => c.map(name));
     expect(found, `import circles:\n${found.map((c) => `  ${c.join(' -> ')}`).join('\n')}`).toEqual([]);
+  });
+
+  it('keeps every source file at 500 lines or fewer (generated files aside)', () => {
+    const long = files
+      .filter((f) => !/\.gen\.tsx?$/.test(f))
+      .map((f) => [name(f), readFileSync(f, 'utf8').split('\n').length - 1] as const)
+      .filter(([, lines]) => lines > 500)
+      .map(([f, lines]) => `${f}: ${lines} lines`);
+    expect(long, 'split these by job (docs/developer-guide.md)').toEqual([]);
   });
 
   it('keeps core compose/ below services/', () => {
