@@ -108,6 +108,11 @@ export interface GreenfingerComponents {
    * test passes one on a resolver of its own.
    */
   dnsCache?: Part<DnsCache, NodeContext>;
+  /**
+   * The time every run's recrawlable resolver judges a page due by (epoch ms): a test moves it to see a page's
+   * recrawl interval pass without waiting. Default: Date.now.
+   */
+  recrawlClock?: () => number;
   /** ContentDedupFilter for every catalog (instead of the one its name or GF_CONTENT_DEDUP picks). */
   contentDedup?: Part<ContentDedupFilter | Promise<ContentDedupFilter>, NodeContext>;
   /** CrawlFrontier of one run. Default: LevelDB under system/frontier/{catalog}/v{n}. */

@@ -286,6 +286,7 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
     // A held page that answers 404/410 when revisited leaves every layer, as an orphan deleted at the session's end.
     onGone: (previous) => removal.remove(previous, 'gone'),
     changes,
+    now: f.components.recrawlClock,
   };
   return {
     frontier,

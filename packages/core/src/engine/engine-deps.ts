@@ -117,6 +117,8 @@ export interface CrawlEngineDeps {
   onGone?: ((resource: ResourceRow) => Promise<void>) | undefined;
   /** Told of every page saved (added or changed) and removed by the run: its change set (change-recorder.ts). */
   changes?: ChangeRecorder | undefined;
+  /** The time the recrawlable resolver judges by (epoch ms; tests move it). @default Date.now */
+  now?: (() => number) | undefined;
   /**
    * The session's end (services/orphans.ts): told when the frontier drained with nothing in flight and no stop asked
    * — never after an early stop. It may queue urls again, which this run then handles (see SessionEnd).

@@ -6,6 +6,7 @@ export * from './flow/consumers.js';
 export * from './flow/crawl-events.js';
 export * from './flow/filters.js';
 export * from './flow/link-header.js';
+export * from './flow/recrawl-interval.js';
 export * from './flow/recrawl-policy.js';
 export * from './flow/robots-directives.js';
 export * from './image-probe.js';

@@ -1,7 +1,9 @@
 import type { FrontierEntry } from '../frontier/frontier.js';
 import { ids, urlHash } from '../ids.js';
+import { Outcome } from '../outcomes.js';
 import { ledgerState } from '../storage/ledger-rules.js';
 import type { LedgerRow } from '../storage/record-store.js';
+import { nextSchedule, scheduleColumns } from './flow/recrawl-interval.js';
 import type { Completion } from './page.js';
 import type { Refusal } from './queue-pipeline.js';
 
@@ -84,8 +86,22 @@ export function ledgerRows(
         fetchedAt: c.fetchedAt ?? null,
         // A change is dated by its fetch, so a commit redone after a crash does not count it twice.
         ...(c.changed ? { changedAt: c.fetchedAt ?? now, changeCount: 1 } : {}),
+        ...recrawlColumns(c),
       }),
     );
   }
   return rows;
+}
+
+/**
+ * The next recrawl schedule of a revisit that fetched the page (issue 27 item 3): its interval halved when the page
+ * was rewritten because it changed, doubled when it was found unchanged (a 304 or the same article); nothing for any
+ * other end (a failure, a refusal), whose row keeps the schedule held.
+ */
+function recrawlColumns(c: Completion): Partial<LedgerRow> {
+  const r = c.recrawl;
+  if (!r || !c.fetchedAt) return {};
+  const changed = c.outcome === Outcome.SAVED && c.changed === true;
+  if (!changed && c.outcome !== Outcome.REJECTED_UNMODIFIED) return {};
+  return scheduleColumns(nextSchedule(r.every, r.unchangedVisits, changed, c.fetchedAt, r.bounds));
 }

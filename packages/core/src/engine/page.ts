@@ -9,6 +9,7 @@ import type { CompositeOutputChannel } from '../outputs/composite-output-channel
 import type { PageImage } from '../outputs/output-channel.js';
 import type { Counters } from './counters.js';
 import type { CrawlEngineDeps, DocumentKind } from './engine-deps.js';
+import type { RecrawlBounds } from './flow/recrawl-interval.js';
 import type { RobotsDirectives } from './flow/robots-directives.js';
 import type { SitemapResolver } from './flow/sitemap-resolver.js';
 import type { InflightStore } from './inflight-store.js';
@@ -53,6 +54,12 @@ export interface Completion {
   fetchedAt?: string | undefined;
   /** The url's page changed: saved new or rewritten (output), or removed as gone (status); its ledger row says when. */
   changed?: boolean | undefined;
+  /**
+   * A revisited page's recrawl interval as the revisit began (milliseconds, its unchanged visits in a row, the
+   * catalog's bounds): its ledger row gets the next one (engine/flow/recrawl-interval.ts). Absent when the adaptive
+   * interval is off or the url was not revisited.
+   */
+  recrawl?: { every: number; unchangedVisits: number; bounds: RecrawlBounds } | undefined;
   offer?: Offer | undefined;
   resource?: ResourceRow;
   images?: ImageRow[];
@@ -98,6 +105,7 @@ export type PipelineDeps = Pick<
   | 'blobs'
   | 'consumers'
   | 'events'
+  | 'now'
 > & {
   readonly inflight: Pick<InflightStore, 'has' | 'load' | 'save'>;
   readonly outputs: Pick<CompositeOutputChannel, 'write' | 'deferredLayers'>;

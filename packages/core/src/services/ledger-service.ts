@@ -4,6 +4,7 @@ import { startUrlPrefix } from '../acceptors/start-url-prefix.js';
 import type { UrlLayerCount } from '../admin/url-eraser.js';
 import type { ComponentFactory } from '../compose/component-factory.js';
 import type { CrawlEngine, InFlightUrl } from '../engine/crawl-engine.js';
+import { recrawlNote } from '../engine/flow/recrawl-interval.js';
 import { ConfigError, CrawlerError } from '../errors.js';
 import { ids, isUuid, urlHash } from '../ids.js';
 import type { Catalog } from '../model.js';
@@ -345,7 +346,8 @@ const FETCHED: Partial<Record<string, string>> = {
   REJECTED_TOO_MANY_REDIRECTS: 'not followed: too many redirects in a row',
   REJECTED_UNRENDERED: 'not saved: rendered in the browser and still an empty shell when the wait ran out',
   REJECTED_NONCANONICAL: 'fetched but not saved: it names another url of the catalog as canonical, which was queued',
-  REJECTED_PREMATURE: 'not fetched again: not due yet on this incremental run (sitemap lastmod or recrawl frequency)',
+  REJECTED_PREMATURE:
+    'not fetched again: not due yet on this incremental run (sitemap lastmod, recrawl frequency or its recrawl schedule)',
   REJECTED_IMPORT: 'fetched but not saved: the document could not be read',
   LISTED: 'a folder: its files and folders were queued',
   REJECTED_ERROR: 'failed while it was handled',
@@ -395,7 +397,9 @@ export function explainFate(row: LedgerRow | undefined, ctx: FateContext): strin
       const what = FETCHED[row.outcome] ?? `ended as ${row.outcome}`;
       const detail = row.detail && row.outcome !== Outcome.REJECTED_BAD_STATUS ? ` [${row.detail}]` : '';
       const why = row.outcome === Outcome.SAVED || row.outcome === Outcome.REJECTED_NOTFOUND ? '' : reason;
-      return `${what}${detail}${http}${at}${from}${why}`;
+      const schedule = recrawlNote(row);
+      const due = schedule && row.detail !== 'schedule' ? `; recrawl: ${schedule}` : '';
+      return `${what}${detail}${http}${at}${from}${why}${due}`;
     }
   }
 }

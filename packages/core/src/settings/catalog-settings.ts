@@ -68,6 +68,17 @@ export const recrawlFrequencySchema = z.strictObject({
 });
 export type RecrawlFrequency = z.infer<typeof recrawlFrequencySchema>;
 
+/** A bound of the adaptive recrawl interval: `0`, or a number with s, m, h, d or w (at most 3660d). */
+export const RECRAWL_BOUND = /^(?:0|\d{1,7}(?:s|m|h|d|w))$/;
+
+/** The schema of `recrawlMin` / `recrawlMax`, its message naming the forms accepted. */
+function recrawlBound(name: string) {
+  return z
+    .string()
+    .trim()
+    .regex(RECRAWL_BOUND, `${name} takes a duration such as 30m, 1h, 2d or 4w (0: no adaptive interval)`);
+}
+
 /** The catalog setting `orphans`: what a session that reaches its end does with the pages it did not reach. */
 export const ORPHAN_STRATEGIES = ['ignore', 'delete', 'process'] as const;
 export type OrphanStrategy = (typeof ORPHAN_STRATEGIES)[number];
@@ -216,6 +227,17 @@ export const catalogSettingsSchema = z.strictObject({
    * unchanged. 0: only an identical normalised text is unchanged. @default 0
    */
   changeDistance: z.number().int().min(0).max(64).default(0),
+  /**
+   * The adaptive recrawl interval's lower bound (docs/freshness.md#the-recrawl-interval): a page that keeps changing
+   * is revisited by `merge` at most this often. A duration (`30m`, `1h`, `2d`). @default '1h'
+   */
+  recrawlMin: recrawlBound('recrawlMin').default('1h'),
+  /**
+   * The adaptive recrawl interval's upper bound: a page that never changes is revisited at least this often. `0`
+   * turns the adaptive interval off (every merge revisits every page, as the sitemap and frequency rules allow).
+   * @default '30d'
+   */
+  recrawlMax: recrawlBound('recrawlMax').default('30d'),
   /** Minimum recrawl frequencies of an incremental run (see RecrawlFrequency). @default [] */
   recrawlFrequencies: z.array(recrawlFrequencySchema).default(() => []),
   /**

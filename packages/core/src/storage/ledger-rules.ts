@@ -94,6 +94,7 @@ export function collapseLedgerRows(rows: readonly LedgerRow[]): LedgerRow[] {
       if (priority != null) merged.priority = priority;
       const changed = ledgerChange(held, row);
       if (changed.changedAt != null) Object.assign(merged, changed);
+      if (row.recrawlEvery == null && held.recrawlEvery != null) Object.assign(merged, recrawlOf(held));
       byId.set(row.id, merged);
     }
   }
@@ -109,6 +110,11 @@ function ledgerChange(held: LedgerRow, next: LedgerRow): { changedAt: string | n
   if (!next.changedAt) return { changedAt: held.changedAt ?? null, changeCount: held.changeCount ?? null };
   const again = held.changedAt === next.changedAt;
   return { changedAt: next.changedAt, changeCount: (held.changeCount ?? 0) + (again ? 0 : 1) };
+}
+
+/** The recrawl schedule of a row (kept together: a row without an interval keeps the held one's three). */
+function recrawlOf(row: LedgerRow): Pick<LedgerRow, 'recrawlEvery' | 'dueAt' | 'unchangedVisits'> {
+  return { recrawlEvery: row.recrawlEvery, dueAt: row.dueAt ?? null, unchangedVisits: row.unchangedVisits ?? null };
 }
 
 const list = (states: Iterable<LedgerState>) => [...states].map((s) => `'${s}'`).join(', ');
@@ -133,8 +139,9 @@ function newChange(t: string): string {
 
 /**
  * The SET list of the ledger's `ON CONFLICT (id) DO UPDATE`: every column from the row offered, but `found_as`,
- * which follows {@link ledgerFoundAs}, `priority` and `changed_at`, which a row without one leaves as held, and
- * `change_count`, one more for a new change date (the same text for SQLite and PostgreSQL).
+ * which follows {@link ledgerFoundAs}, `priority` and `changed_at`, which a row without one leaves as held,
+ * `change_count`, one more for a new change date, and the recrawl schedule (`recrawl_every`, `due_at`,
+ * `unchanged_visits`), which a row without an interval leaves as held (the same text for SQLite and PostgreSQL).
  */
 export function ledgerUpdateSet(t = '"crawler_url"'): string {
   const keep = `${t}."state" IN (${list(ON_THE_WAY)}) AND ${t}."found_as" IS NOT NULL`;
@@ -143,25 +150,29 @@ export function ledgerUpdateSet(t = '"crawler_url"'): string {
     .map((c) =>
       c.column === 'found_as'
         ? `"found_as" = CASE WHEN ${keep} THEN ${t}."found_as" ELSE excluded."found_as" END`
-        : c.column === 'priority' || c.column === 'changed_at'
+        : c.column === 'priority' || c.column === 'changed_at' || c.column === 'recrawl_every'
           ? `"${c.column}" = COALESCE(excluded."${c.column}", ${t}."${c.column}")`
-          : c.column === 'change_count'
-            ? `"change_count" = COALESCE(${t}."change_count", 0) + CASE WHEN ${newChange(t)} THEN 1 ELSE 0 END`
-            : `"${c.column}" = excluded."${c.column}"`,
+          : c.column === 'due_at' || c.column === 'unchanged_visits'
+            ? `"${c.column}" = CASE WHEN excluded."recrawl_every" IS NULL THEN ${t}."${c.column}" ELSE excluded."${c.column}" END`
+            : c.column === 'change_count'
+              ? `"change_count" = COALESCE(${t}."change_count", 0) + CASE WHEN ${newChange(t)} THEN 1 ELSE 0 END`
+              : `"${c.column}" = excluded."${c.column}"`,
     )
     .join(', ');
 }
 
 /**
  * A row read back: a url without a priority has none, a url whose page never changed has no change date or count
- * (the columns' nulls are left out); one that changed has both, its count at least 1.
+ * (the columns' nulls are left out); one that changed has both, its count at least 1; a url never revisited with
+ * the adaptive interval has no recrawl schedule.
  */
 export function withoutNullPriority(row: LedgerRow): LedgerRow {
-  const { priority, changedAt, changeCount, ...rest } = row;
+  const { priority, changedAt, changeCount, recrawlEvery, dueAt, unchangedVisits, ...rest } = row;
   return {
     ...rest,
     ...(priority != null ? { priority } : {}),
     ...(changedAt != null ? { changedAt, changeCount: Math.max(1, changeCount ?? 0) } : {}),
+    ...(recrawlEvery != null ? { recrawlEvery, dueAt: dueAt ?? null, unchangedVisits: unchangedVisits ?? 0 } : {}),
   };
 }
 

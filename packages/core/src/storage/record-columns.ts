@@ -155,6 +155,9 @@ export const URL_LEDGER: TableSpec<LedgerRow> = {
     col('priority', 'priority', 'json'),
     col('changed_at', 'changedAt', 'time'),
     col('change_count', 'changeCount', 'int'),
+    col('recrawl_every', 'recrawlEvery', 'int'),
+    col('due_at', 'dueAt', 'time'),
+    col('unchanged_visits', 'unchangedVisits', 'int'),
   ],
 };
 

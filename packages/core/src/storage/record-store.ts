@@ -97,6 +97,16 @@ export interface LedgerRow {
   changedAt?: string | null | undefined;
   /** How many times the url's page changed in this version (read back: 0 when never); the store counts them. */
   changeCount?: number | null | undefined;
+  /**
+   * The url's adaptive recrawl interval in seconds (docs/freshness.md#the-recrawl-interval): halved when a revisit
+   * found its page changed, doubled when not, within the catalog's recrawlMin and recrawlMax. A row written without
+   * one keeps the one held, with its `dueAt` and `unchangedVisits`.
+   */
+  recrawlEvery?: number | null | undefined;
+  /** ISO time the url is due again: its last fetch plus `recrawlEvery`; a merge before it does not fetch it. */
+  dueAt?: string | null | undefined;
+  /** Revisits in a row that found the page unchanged (0 after a change). */
+  unchangedVisits?: number | null | undefined;
   /** ISO time this row was written. */
   updatedAt: string;
 }

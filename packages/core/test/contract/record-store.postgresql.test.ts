@@ -71,6 +71,7 @@ describe.skipIf(skipPg)('PostgreSQL', () => {
         '0005_resource_response',
         '0006_url_priority',
         '0007_url_changes',
+        '0008_url_recrawl',
       ]);
       expect(await a.migrate()).toEqual({ applied: [] });
       await a.close();

@@ -24,6 +24,7 @@ const MIGRATIONS = [
   '0005_resource_response',
   '0006_url_priority',
   '0007_url_changes',
+  '0008_url_recrawl',
 ];
 
 const root = mkdtempSync(join(tmpdir(), 'gf-sqlite-'));

@@ -183,6 +183,29 @@ export function describeUrlLedgerContract(name: string, open: () => Promise<Reco
       });
     });
 
+    it('keeps a url recrawl schedule: a row without an interval keeps the three columns held', async () => {
+      const c = ids.catalog();
+      const url = 'https://example.test/schedule';
+      const id = ids.resource(c, 0, urlHash(url));
+      const due = '2026-12-09T10:00:00.000Z';
+      await db.ledger.record([ledgerRow(c, 0, url, 'done')]);
+      expect(await db.ledger.get(id)).not.toHaveProperty('recrawlEvery');
+      const schedule = { recrawlEvery: 4 * 86_400, dueAt: due, unchangedVisits: 3 };
+      await db.ledger.record([ledgerRow(c, 0, url, 'done', { outcome: 'REJECTED_UNMODIFIED', ...schedule })]);
+      expect(await db.ledger.get(id)).toMatchObject(schedule);
+      await db.ledger.record([ledgerRow(c, 0, url, 'done', { outcome: 'REJECTED_PREMATURE', detail: 'schedule' })]);
+      expect(await db.ledger.get(id)).toMatchObject({ outcome: 'REJECTED_PREMATURE', ...schedule });
+      // In one batch too; a new interval replaces all three (a change resets the unchanged visits).
+      const changed = { recrawlEvery: 2 * 86_400, dueAt: '2026-12-07T10:00:00.000Z', unchangedVisits: 0 };
+      await db.ledger.record([
+        ledgerRow(c, 0, url, 'queued'),
+        ledgerRow(c, 0, url, 'done', { outcome: 'REJECTED_PREMATURE' }),
+      ]);
+      expect(await db.ledger.get(id)).toMatchObject(schedule);
+      await db.ledger.record([ledgerRow(c, 0, url, 'done', changed)]);
+      expect(await db.ledger.get(id)).toMatchObject(changed);
+    });
+
     it('nothing but deleted replaces a deleted row', async () => {
       const c = ids.catalog();
       const url = 'https://example.test/gone';

@@ -1,4 +1,5 @@
 import { RECRAWL_EVERY, type RecrawlFrequency } from '../../config.js';
+import { notDueBySchedule, type RecrawlSchedule } from './recrawl-interval.js';
 import { cachedRegex } from './regex-cache.js';
 
 /** What a sitemap says of one url. */
@@ -18,7 +19,7 @@ export interface HeldPage {
 
 /** Not due: why (the example of REJECTED_PREMATURE:<detail>). */
 export interface NotDue {
-  detail: 'lastmod' | 'changefreq' | 'frequency';
+  detail: 'lastmod' | 'changefreq' | 'frequency' | 'schedule';
   why: string;
 }
 
@@ -55,8 +56,10 @@ function describe(ms: number): string {
 /**
  * The recrawlable resolver (seed 002): is a page held by the version due to be fetched again on an incremental run?
  * In order: a catalog frequency rule that matches decides alone; else the sitemap's `lastmod` — a page fetched after
- * its lastmod is not due; else its `changefreq` — not due until that period has passed since it was fetched. With
- * nothing known, the page is due. Dates that do not parse count as unknown.
+ * its lastmod is not due (one modified since is due); else the url's adaptive recrawl schedule (the ledger's
+ * next-due time, docs/freshness.md#the-recrawl-interval) — not due before that time; else its `changefreq` — not due
+ * until that period has passed since it was fetched. With nothing known, the page is due. Dates that do not parse
+ * count as unknown.
  */
 export function notDue(
   page: HeldPage,
@@ -64,6 +67,7 @@ export function notDue(
   rules: readonly RecrawlFrequency[],
   now: number,
   regex: (pattern: string) => { test(text: string): boolean } = cachedRegex,
+  schedule?: RecrawlSchedule,
 ): NotDue | undefined {
   const fetched = Date.parse(page.fetchedAt);
   if (Number.isNaN(fetched)) return undefined;
@@ -83,6 +87,10 @@ export function notDue(
     return lastmod <= fetched
       ? { detail: 'lastmod', why: `sitemap lastmod ${hint?.lastmod} is not after the fetch of ${page.fetchedAt}` }
       : undefined;
+  }
+  if (schedule) {
+    const why = notDueBySchedule(schedule, now);
+    return why ? { detail: 'schedule', why } : undefined;
   }
   const every = frequencyMs(hint?.changefreq);
   if (every !== undefined && age < every) {
