@@ -66,6 +66,8 @@ export interface CatalogSettings {
   canonical?: boolean;
   recrawlSitemap?: boolean;
   changeDistance?: number;
+  recrawlMin?: string;
+  recrawlMax?: string;
   recrawlFrequencies?: Array<{
     field?: 'url' | 'contentType';
     match: string;

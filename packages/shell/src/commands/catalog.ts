@@ -255,7 +255,7 @@ export function formatCatalog(c: Catalog): string {
     `  threads ${s.threads} · host concurrency ${s.hostConcurrency} · retries ${s.maxRetries} · max versions ${s.maxVersions}`,
     `  outputs ${s.outputs.join('+')} · images ${s.images ? 'yes' : 'no'} · robots.txt ${s.robots ? 'obeyed' : 'ignored'} · sitemap ${s.sitemap ? 'read' : 'not read'}`,
     `  include ${s.include.length ? s.include.join(', ') : '-'} · exclude ${s.exclude.length ? s.exclude.join(', ') : '-'}`,
-    `  schedule ${s.schedule ? `${s.schedule} (watch or serve runs it)` : 'none'}`,
+    `  schedule ${s.schedule ? `${s.schedule} (watch or serve runs it)` : 'none'} · recrawl interval ${Number.parseInt(s.recrawlMax, 10) === 0 ? 'off (every merge revisits every page)' : `${s.recrawlMin} to ${s.recrawlMax}, adaptive`}`,
     `  priority weights ${Object.entries(s.priorityWeights)
       .map(([part, w]) => `${part}=${w}`)
       .join(',')}`,

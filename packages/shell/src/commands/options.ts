@@ -79,6 +79,8 @@ export interface SettingsOptions {
   canonical?: boolean;
   recrawlSitemap?: boolean;
   changeDistance?: number;
+  recrawlMin?: string;
+  recrawlMax?: string;
   schedule?: string;
   postImportLinks?: boolean;
   metadataFilters?: unknown[];
@@ -259,6 +261,15 @@ export const SETTINGS_OPTIONS: OptionSpec[] = [
     parse: intArg('--change-distance', 0),
   },
   {
+    flags: '--recrawl-min <duration>',
+    description: "merge: a page that keeps changing is revisited at most this often (its interval's floor; default 1h)",
+  },
+  {
+    flags: '--recrawl-max <duration>',
+    description:
+      'merge: a page that never changes is revisited at least this often (default 30d; 0 turns the adaptive interval off)',
+  },
+  {
     flags: '--schedule <when>',
     description:
       'runs by itself under watch or serve: "every 6h", a cron expression such as "0 3 * * *", or @daily ("" = never)',
@@ -340,6 +351,8 @@ export function settingsOf(o: SettingsOptions): Partial<CatalogSettings> {
     canonical: o.canonical,
     recrawlSitemap: o.recrawlSitemap,
     changeDistance: o.changeDistance,
+    recrawlMin: o.recrawlMin,
+    recrawlMax: o.recrawlMax,
     schedule: o.schedule,
     postImportLinks: o.postImportLinks,
     metadataFilters: o.metadataFilters as CatalogSettings['metadataFilters'] | undefined,

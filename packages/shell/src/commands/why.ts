@@ -1,4 +1,5 @@
 import type { UrlFate } from '@greenfinger/core';
+import { recrawlNote } from '@greenfinger/core/internal';
 import { InvalidArgumentError } from 'commander';
 import { type CommandSpec, defineCommand } from '../command-spec.js';
 import { EXIT } from '../io.js';
@@ -84,6 +85,8 @@ export function formatFate(fate: UrlFate): string {
     if (r.redirects.length > 0) lines.push(['redirects', r.redirects.join(' → ')]);
     if (r.foundAs) lines.push(['found as', r.foundAs]);
     lines.push(['fetched', r.fetchedAt ?? '-']);
+    const recrawl = recrawlNote(r);
+    if (recrawl) lines.push(['recrawl', recrawl]);
     if (r.changedAt) {
       const n = r.changeCount ?? 1;
       lines.push(['changed', `${r.changedAt} (${n} change${n === 1 ? '' : 's'} in this version)`]);
