@@ -86,7 +86,8 @@ export function formatFate(fate: UrlFate): string {
     if (r.foundAs) lines.push(['found as', r.foundAs]);
     lines.push(['fetched', r.fetchedAt ?? '-']);
     const recrawl = recrawlNote(r);
-    if (recrawl) lines.push(['recrawl', recrawl]);
+    // A url refused by its schedule already says it as its reason.
+    if (recrawl && r.detail !== 'schedule') lines.push(['recrawl', recrawl]);
     if (r.changedAt) {
       const n = r.changeCount ?? 1;
       lines.push(['changed', `${r.changedAt} (${n} change${n === 1 ? '' : 's'} in this version)`]);
