@@ -4,6 +4,7 @@ import type { CrawledPage, OutputChannel } from './output-channel.js';
 /** Build the self-contained index document of a page: search renders a result without a join. */
 export function toIndexDocument(page: CrawledPage): IndexDocument {
   const { resource, catalog } = page;
+  const images = pageOrderFree(page.images);
   return {
     id: resource.id,
     catalogId: resource.catalogId,
@@ -12,13 +13,13 @@ export function toIndexDocument(page: CrawledPage): IndexDocument {
     url: resource.url,
     title: resource.title,
     text: page.text,
-    imageText: page.images
+    imageText: images
       .map((i) => [i.alt, i.surroundingText].filter(Boolean).join(' '))
       .filter(Boolean)
       .join('\n'),
     htmlPath: resource.htmlPath,
     textPath: resource.textPath,
-    images: page.images.map((i) => ({
+    images: images.map((i) => ({
       id: i.row.id,
       path: i.row.path,
       url: i.row.url,
@@ -95,4 +96,15 @@ export class IndexOutputChannel implements OutputChannel {
   async close(): Promise<void> {
     await this.flush();
   }
+}
+
+/**
+ * A page's pictures once each, by url: the same document whether a crawl writes it (pictures in the order of the page,
+ * a picture shown twice met twice) or a replay does (the picture links of the database, in no order of the page).
+ */
+function pageOrderFree(images: CrawledPage['images']): CrawledPage['images'] {
+  const seen = new Set<string>();
+  return images
+    .filter((i) => !seen.has(i.row.id) && Boolean(seen.add(i.row.id)))
+    .sort((a, b) => (a.row.url < b.row.url ? -1 : a.row.url > b.row.url ? 1 : a.row.id < b.row.id ? -1 : 1));
 }
