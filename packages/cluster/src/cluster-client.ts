@@ -279,7 +279,9 @@ export class ClusterClient {
 function completedReport(runId: string, text: string, cluster: string): ClusterRunReport {
   const body = JSON.parse(text) as Partial<ClusterRunReport> & { missing?: Record<string, string> };
   if (body.produced) return body as ClusterRunReport;
+  // By member name: the same run says the same line, whichever member's failure was recorded first.
   const why = Object.entries(body.missing ?? {})
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([node, reason]) => `${node}: ${reason}`)
     .join('; ');
   throw new CrawlerError(
