@@ -1,5 +1,5 @@
 import type { LedgerRow } from '../../storage/record-store.js';
-import { frequencyMs, type SitemapHint } from './recrawl-policy.js';
+import { frequencyMs, type SitemapHint } from './recrawl-frequency.js';
 
 const SECOND = 1000;
 const HOUR = 3_600_000;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { SitemapEntry } from '../../acceptors/sitemap.js';
-import type { SitemapHint } from './recrawl-policy.js';
+import type { SitemapHint } from './recrawl-frequency.js';
 
 /** Hosts whose sitemaps one run reads at most. */
 const MAX_HOSTS = 1000;
