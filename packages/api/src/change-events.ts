@@ -1,14 +1,6 @@
 import type { Catalog, Greenfinger, Job, JobEvent } from '@greenfinger/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { RECHECK_MS } from './sse.js';
-
-/** Open change streams, ended when the server closes (a hijacked reply would keep it open). */
-const open = new Set<() => void>();
-
-/** End every open change stream (the app's onClose). */
-export function endChangeStreams(): void {
-  for (const end of [...open]) end();
-}
+import { keepStreamOpen, openEventStream } from './sse.js';
 
 /** Whether a job's run published (a crawl verb's report says so; a replay never records a change set). */
 function published(job: Job): boolean {
@@ -31,15 +23,7 @@ export async function streamChangeEvents(
   catalog: Catalog,
   stillSignedIn: () => Promise<boolean>,
 ): Promise<void> {
-  reply.hijack();
-  const res = reply.raw;
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-    connection: 'keep-alive',
-  });
-  const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  const { res, send } = openEventStream(reply);
   const latest = async () => {
     try {
       send('changes', await gf.changes.changes({ id: catalog.id }));
@@ -54,18 +38,10 @@ export async function streamChangeEvents(
     return;
   }
   send('running', job);
-  let ended = false;
-  const end = () => {
-    if (ended) return;
-    ended = true;
-    unsubscribe();
-    clearInterval(ping);
-    clearInterval(recheck);
-    open.delete(end);
-    res.end();
-  };
+  let finished = false;
   const finish = async (done: Job) => {
-    if (ended) return;
+    if (finished) return;
+    finished = true;
     if (published(done)) await latest();
     else send('end', done);
     end();
@@ -73,24 +49,7 @@ export async function streamChangeEvents(
   const unsubscribe = gf.jobs.subscribe({ jobId: job.jobId }, (e: JobEvent) => {
     if (e.type === 'end') void finish(e.job);
   });
-  const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
-  ping.unref();
-  let checking = false;
-  const recheck = setInterval(() => {
-    if (checking || ended) return;
-    checking = true;
-    void stillSignedIn()
-      .catch(() => false)
-      .then((valid) => {
-        checking = false;
-        if (valid || ended) return;
-        send('signed-out', { reason: 'this token no longer holds: sign in again' });
-        end();
-      });
-  }, RECHECK_MS);
-  recheck.unref();
-  open.add(end);
-  req.raw.on('close', end);
+  const end = keepStreamOpen(req, res, send, stillSignedIn, () => unsubscribe());
   // The job may have ended between the look and the subscription.
   const now = gf.jobs.get(job.jobId);
   if (now?.endedAt) await finish(now);

@@ -1,6 +1,6 @@
 import { CrawlerError } from '@greenfinger/core';
 import type { FastifyInstance } from 'fastify';
-import { endChangeStreams, streamChangeEvents } from '../change-events.js';
+import { streamChangeEvents } from '../change-events.js';
 import { type ApiContext, catalogRef } from '../context.js';
 import { ok } from '../envelope.js';
 import { refParams } from '../schemas.js';
@@ -60,7 +60,6 @@ export function changeRoutes(app: FastifyInstance, ctx: ApiContext): void {
       await streamChangeEvents(req, reply, gf, c, () => ctx.auth.authenticate(header).then(() => true));
     },
   );
-  app.addHook('onClose', async () => endChangeStreams());
 
   app.get<{ Params: { ref: string }; Querystring: { from: number; to: number } }>(
     '/v2/catalog/:ref/diff',
