@@ -59,7 +59,12 @@ describe('serve --cluster: the REST API of a member', () => {
       env(),
     );
     procs.push(serve);
-    await until('serve listening', () => /serving http:\/\/[^\s/]+\/v2/.test(serve.stderr()), 60_000).catch(() => {
+    // Both of its lines: the address, then (a separate write, which may reach the pipe later) the membership.
+    await until(
+      'serve listening as a member',
+      () => /serving http:\/\/[^\s/]+\/v2/.test(serve.stderr()) && /member "api" of cluster/.test(serve.stderr()),
+      60_000,
+    ).catch(() => {
       throw new Error(`serve did not start: ${serve.stderr()}`);
     });
     base = /serving (http:\/\/[^\s/]+)\/v2/.exec(serve.stderr())?.[1] ?? '';
