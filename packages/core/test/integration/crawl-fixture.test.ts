@@ -128,10 +128,12 @@ describe('crawl of the fixture site', () => {
     for (const path of fixtureFacts.savedPaths) {
       const page = [...fixtureFacts.pages, ...fixtureFacts.documents].find((p) => p.path === path);
       const r = await gf.search.search({ q: page?.phrase as string, size: 5 });
+      // Of the byte-identical twins, whichever was handled first is the one saved (four threads: either may be).
+      const held = path === '/same-a.html' ? ['/same-a.html', '/same-b.html'] : [path];
       expect(
-        r.results.map((h) => new URL(h.url).pathname),
+        r.results.map((h) => new URL(h.url).pathname).filter((p) => held.includes(p)),
         page?.phrase,
-      ).toContain(path);
+      ).toHaveLength(1);
     }
     const meaning = await gf.search.search({ q: 'tomatoes and compost', mode: 'meaning', size: 5 });
     expect(meaning.results.length).toBeGreaterThan(0);
