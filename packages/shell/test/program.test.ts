@@ -70,6 +70,14 @@ describe('the one-line CLI in-process: main(argv, io)', () => {
       [['crawl', '--url', 'http://127.0.0.1:9/', '--max-pages', 'many'], /--max-pages must be a whole number/],
       [['crawl', '--url', 'http://127.0.0.1:9/', '--max-pages', '-4'], /--max-pages must be a whole number/],
       [['crawl', '--url', 'http://127.0.0.1:9/', '--threads', ''], /--threads must be a whole number/],
+      [
+        ['replay', '--name', 'x', '--layers', 'index', '--slice-pages', '20000'],
+        /--slice-pages must be a whole number from 1 to 10000, got "20000"/,
+      ],
+      [
+        ['replay', '--name', 'x', '--layers', 'index', '--slice-pages', '50'],
+        /^greenfinger: --slice-pages cuts a cluster replay into slices: give --cluster NAME too/,
+      ],
       [['crawl', '--url', 'http://127.0.0.1:9/', '--duration', 'NaN'], /--duration must be a number/],
       [['crawl', '--url', 'http://127.0.0.1:9/', '--min-publish-ratio', '2'], /--min-publish-ratio must be/],
       [['crawl', '--cluster', 'has space', '--url', 'http://127.0.0.1:9/'], /^greenfinger: --cluster/],

@@ -17,6 +17,7 @@ interface ReplayOptions extends CatalogRefOptions {
   version?: number;
   layers?: string;
   cluster?: string;
+  slicePages?: number;
 }
 
 const REPLAY_LAYERS: readonly ReplayLayer[] = ['file', 'index', 'vector'];
@@ -40,6 +41,11 @@ export const REPLAY_COMMAND = defineCommand<ReplayOptions>({
       required: true,
     },
     clusterOption('replay over this cluster: slices of 200 pages to every member, each rebuilds its own stores'),
+    {
+      flags: '--slice-pages <n>',
+      description: 'with --cluster: pages per slice, 1–10000 (default 200; smaller spreads a small version wider)',
+      parse: intArg('--slice-pages', 1, 10_000),
+    },
   ],
   details:
     'The site is never crawled again: file fetches only the urls whose files are missing, from the urls the rows\n' +
@@ -66,6 +72,10 @@ async function runReplay(ctx: CommandContext, opts: ReplayOptions): Promise<numb
   const ref = catalogRefOf(opts, io, 'replay');
   if (!ref) return EXIT.usage;
   const layers = parseLayers<ReplayLayer>(opts.layers ?? '', REPLAY_LAYERS, 'index+vector');
+  if (opts.slicePages !== undefined && !opts.cluster) {
+    io.err('greenfinger: --slice-pages cuts a cluster replay into slices: give --cluster NAME too, or leave it out\n');
+    return EXIT.usage;
+  }
   if (opts.cluster) return runClusterReplay(opts.cluster, ref, opts, layers, io);
   const gf = await ctx.gf(true);
   let shown = false;
@@ -105,7 +115,7 @@ async function runClusterReplay(
     const redisUrl = loadSettings({ dataStore: envDataStore() }).redisUrl;
     client = await ClusterClient.open({ cluster, redisUrl, log: silentLogger() });
     const report = await client.replay(
-      { ...ref, version: opts.version, layers },
+      { ...ref, version: opts.version, layers, slicePages: opts.slicePages },
       {
         onStarted: (s) => {
           if (!opts.json)
