@@ -109,8 +109,9 @@ describe('resume after kill -9 over the python documentation', () => {
     const log = killed.accessLog();
     const byPath = new Map<string, typeof log>();
     for (const line of log) byPath.set(line.path, [...(byPath.get(line.path) ?? []), line]);
-    // robots.txt is read once per run (it may have changed).
+    // robots.txt and llms.txt are read once per run (they may have changed).
     byPath.delete('/robots.txt');
+    byPath.delete('/llms.txt');
     // A response nginx finished sending in the last moments before the kill was still on its way into the
     // process (not yet in its write-ahead record): the crawler never had it, so resume asks for it again.
     // Anything answered earlier than that is never requested again.

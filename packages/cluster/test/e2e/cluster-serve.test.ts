@@ -133,7 +133,7 @@ describe('serve --cluster: the REST API of a member', () => {
     expect(report.ending).toMatchObject({ reason: 'frontier-drained', published: true });
     expect(report.runId).toBeTruthy();
     // Pages are fetched once across the cluster (pictures may be fetched by more than one member).
-    const repeated = site.repeated([...fixtureFacts.retriedPaths, '/robots.txt', '/sitemap.xml']);
+    const repeated = site.repeated([...fixtureFacts.retriedPaths, '/robots.txt', '/llms.txt', '/sitemap.xml']);
     expect(repeated.filter((p) => !p.startsWith('/images/'))).toEqual([]);
     console.log(`cluster-serve: crawl job of ${report.produced.saved} pages on 3 members took ${wallMs} ms`);
 

@@ -111,7 +111,7 @@ describe('ClusterCrawlCoordinator: three members crawl one site', () => {
     // Fetched once: every page at most once (robots.txt is read by each member for itself, /broken.html is retried).
     // Pictures are not crawl urls: each member fetches the ones its pages show, so one shown on pages of two members
     // is fetched by both (at most once per member).
-    const repeated = site.repeated([...fixtureFacts.retriedPaths, '/robots.txt', '/sitemap.xml']);
+    const repeated = site.repeated([...fixtureFacts.retriedPaths, '/robots.txt', '/llms.txt', '/sitemap.xml']);
     expect(repeated.filter((p) => !p.startsWith('/images/'))).toEqual([]);
     for (const p of repeated) expect(site.count(p)).toBeLessThanOrEqual(names.length);
     const saved = reports.map((r) => r.produced.saved);

@@ -62,7 +62,7 @@ describe('ClusterNode: a run started through the leader', () => {
       expect(report.urls.handled).toBe(report.urls.dispatched);
       expect(report.ending).toMatchObject({ reason: 'frontier-drained', published: true });
       expect(progress.length).toBeGreaterThan(0);
-      const repeated = site.repeated([...fixtureFacts.retriedPaths, '/robots.txt', '/sitemap.xml']);
+      const repeated = site.repeated([...fixtureFacts.retriedPaths, '/robots.txt', '/llms.txt', '/sitemap.xml']);
       // Pictures included: one member fetches each picture, the others link its row (the run's picture registry).
       expect(repeated).toEqual([]);
 

@@ -17,7 +17,13 @@ const WINDOW = 5;
 /** Request starts (nginx logs the end, `$msec`, and how long it took), sorted; robots.txt and sitemaps left out. */
 function starts(lines: AccessLogLine[]): number[] {
   return lines
-    .filter((l) => l.method === 'GET' && !l.path.startsWith('/robots.txt') && !l.path.includes('sitemap'))
+    .filter(
+      (l) =>
+        l.method === 'GET' &&
+        !l.path.startsWith('/robots.txt') &&
+        !l.path.startsWith('/llms.txt') &&
+        !l.path.includes('sitemap'),
+    )
     .map((l) => l.msec - l.requestTime * 1000)
     .sort((a, b) => a - b);
 }

@@ -13,7 +13,7 @@ import { type TestCluster, testCluster, testRedisUrl, until } from '../support/r
 
 const log = silentLogger();
 /** Paths the fixture answers more than once on purpose (a retried 5xx), and files read by every member. */
-const EXCEPT = [...fixtureFacts.retriedPaths, '/robots.txt', '/sitemap.xml'];
+const EXCEPT = [...fixtureFacts.retriedPaths, '/robots.txt', '/llms.txt', '/sitemap.xml'];
 
 /**
  * `resume --cluster`: three ClusterNodes in one process (per-node SQLite), the fixture site answering slowly so a

@@ -5,6 +5,7 @@ import type { ChannelStats } from '../outputs/composite-output-channel.js';
 import { Committer } from './committer.js';
 import { type CounterSnapshot, Counters } from './counters.js';
 import type { CrawlEngineDeps } from './engine-deps.js';
+import { LlmsTxtIndex } from './flow/llms-txt.js';
 import { SitemapResolver } from './flow/sitemap-resolver.js';
 import { OwedWrites } from './owed-writes.js';
 import type { PageLimit, PipelineContext } from './page.js';
@@ -128,6 +129,7 @@ export class CrawlEngine {
       clock: this.#clock,
       queue: this.#queue,
       sitemaps: this.#sitemaps,
+      llmsTxt: new LlmsTxtIndex(deps, this.#log),
       images: this.#images,
       owed: this.#owed,
       limit,

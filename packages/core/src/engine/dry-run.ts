@@ -3,6 +3,7 @@ import type { ContentDedupFilter, ExistingUrlPathFilter } from '../dedup/url-fil
 import type { CrawledPage } from '../outputs/output-channel.js';
 import { Counters } from './counters.js';
 import type { CrawlEngineDeps } from './engine-deps.js';
+import { LlmsTxtIndex } from './flow/llms-txt.js';
 import type { PipelineContext, PipelineDeps } from './page.js';
 import { QueuePipeline } from './queue-pipeline.js';
 import { StageClock } from './stage-clock.js';
@@ -49,6 +50,7 @@ export function dryPipeline(readers: DryReaders, log: Logger): { ctx: PipelineCo
     clock: new StageClock(),
     queue: new QueuePipeline({ acceptors, normalize, catalog: readers.catalog }),
     sitemaps: { hint: () => undefined },
+    llmsTxt: new LlmsTxtIndex(deps, log),
     images: { forPage: async () => [], forget: () => undefined },
     owed: { expect: () => undefined, forget: () => undefined },
     limit: { reached: () => false, reserve: async () => true, release: () => undefined },

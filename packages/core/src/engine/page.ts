@@ -7,8 +7,10 @@ import type { ImageRow, ResourceImageRow, ResourceRow } from '../model.js';
 import type { Outcome } from '../outcomes.js';
 import type { CompositeOutputChannel } from '../outputs/composite-output-channel.js';
 import type { PageImage } from '../outputs/output-channel.js';
+import type { MarkdownOrigin } from '../outputs/page-markdown.js';
 import type { Counters } from './counters.js';
 import type { CrawlEngineDeps, DocumentKind } from './engine-deps.js';
+import type { LlmsTxtIndex } from './flow/llms-txt.js';
 import type { RecrawlBounds } from './flow/recrawl-interval.js';
 import type { RobotsDirectives } from './flow/robots-directives.js';
 import type { SitemapResolver } from './flow/sitemap-resolver.js';
@@ -120,9 +122,16 @@ export interface PipelineContext {
   readonly queue: QueuePipeline;
   /** Sitemap resolution per host, and what the sitemaps say of each url (the recrawlable resolver reads it). */
   readonly sitemaps: Pick<SitemapResolver, 'hint'>;
+  /** Each host's /llms.txt, read once per run: the Markdown twins its site offers. */
+  readonly llmsTxt: Pick<LlmsTxtIndex, 'forHost'>;
   readonly images: Pick<PageImages, 'forPage' | 'forget'>;
   readonly owed: Pick<OwedWrites, 'expect' | 'forget'>;
   readonly limit: PageLimit;
+}
+
+/** The site's own Markdown of a page (stages/site-markdown.ts): the text, its url and how it was found. */
+export interface SiteMarkdown extends MarkdownOrigin {
+  text: string;
 }
 
 /** One url on its way through the document pipeline: what the stages found so far. */
@@ -137,8 +146,8 @@ export class PageInProgress {
   textHash = '';
   /** A revisited page whose article changed: a short diff of its text against the text the version held. */
   textDiff: string | undefined;
-  /** The site's own Markdown of the page, when it names one and it answered (stages/site-markdown.ts). */
-  siteMarkdown: string | undefined;
+  /** The site's own Markdown of the page, when it offers one and it answered (stages/site-markdown.ts). */
+  siteMarkdown: SiteMarkdown | undefined;
   /** The content dedup recorded this page's text under its id (undone if the page fails). */
   textRecorded = false;
   /** The page holds a place under the page limit (given back if it fails). */

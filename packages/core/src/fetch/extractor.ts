@@ -49,6 +49,8 @@ export interface FetchOptions {
   decode?: boolean | undefined;
   /** Images and other binaries: accept any type. */
   binary?: boolean | undefined;
+  /** The `Accept` header, in place of the one for pages (or for any type, with `binary`). */
+  accept?: string | undefined;
   /**
    * Pages only (see `isPageType`): an answer that is text or xml but not html is abandoned after its headers, like
    * a binary one, since the crawl rejects it anyway. Off: text and xml bodies are read too (robots.txt, sitemaps).

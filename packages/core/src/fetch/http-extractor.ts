@@ -366,7 +366,7 @@ export class HttpExtractor implements Extractor {
   private requestHeaders(options: FetchOptions): Record<string, string> {
     const h: Record<string, string> = {
       'user-agent': this.settings.userAgent,
-      accept: options.binary ? '*/*' : ACCEPT_PAGE,
+      accept: options.accept ?? (options.binary ? '*/*' : ACCEPT_PAGE),
       'accept-encoding': 'gzip, deflate, br',
       ...this.extraHeaders,
     };

@@ -48,7 +48,7 @@ export class FileOutputChannel implements OutputChannel {
 
 /** The Markdown file of a page: its converted article, or its text (a document, a replay without the html). */
 export function pageMarkdownOf(
-  page: Pick<CrawledPage, 'version' | 'resource' | 'text' | 'markdown' | 'markdownSource'> & {
+  page: Pick<CrawledPage, 'version' | 'resource' | 'text' | 'markdown' | 'markdownSource' | 'markdownOrigin'> & {
     catalog: Pick<Catalog, 'id' | 'name'>;
   },
 ): string {
@@ -59,5 +59,6 @@ export function pageMarkdownOf(
     resource: page.resource,
     body: converted ? (page.markdown as string) : page.text,
     source: converted ? (page.markdownSource ?? 'html') : 'text',
+    origin: converted && page.markdownSource === 'site' ? page.markdownOrigin : undefined,
   });
 }

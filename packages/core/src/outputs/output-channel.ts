@@ -1,5 +1,5 @@
 import type { Catalog, ImageRow, OutputLayer, ResourceRow } from '../model.js';
-import type { MarkdownSource } from './page-markdown.js';
+import type { MarkdownOrigin, MarkdownSource } from './page-markdown.js';
 
 /** A picture of a page, stored once per version; `bytes` present when it was just fetched. */
 export interface PageImage {
@@ -26,6 +26,8 @@ export interface CrawledPage {
   markdown?: string | undefined;
   /** Where `markdown` came from: the site's own (`site`), else a conversion (`html`). @default 'html' */
   markdownSource?: MarkdownSource | undefined;
+  /** The site's own Markdown: its url, and how the crawl found it (said in the front matter). */
+  markdownOrigin?: MarkdownOrigin | undefined;
   images: PageImage[];
 }
 

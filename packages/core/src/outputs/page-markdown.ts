@@ -6,6 +6,19 @@ import type { Catalog, ResourceRow } from '../model.js';
  */
 export type MarkdownSource = 'html' | 'text' | 'site';
 
+/**
+ * How the crawl found a site's own Markdown of a page: the page named it (`link`: `<link rel="alternate"
+ * type="text/markdown">`), the host's /llms.txt listed it (`llms.txt`), it was the page's `.md` twin on a host whose
+ * llms.txt follows that convention (`twin`), or the page's own url answered it to `Accept: text/markdown` (`accept`).
+ */
+export type MarkdownFrom = 'link' | 'llms.txt' | 'twin' | 'accept';
+
+/** Where a site's own Markdown of a page was: its url, and how the crawl found it. */
+export interface MarkdownOrigin {
+  url: string;
+  from: MarkdownFrom;
+}
+
 /** What the front matter of a page's Markdown says. */
 export interface PageMarkdownInput {
   catalog: Pick<Catalog, 'id' | 'name'>;
@@ -14,6 +27,8 @@ export interface PageMarkdownInput {
   /** The Markdown body; the text when there is none. */
   body: string;
   source: MarkdownSource;
+  /** With `source: site`: where it was (front matter `markdown_url`, `markdown_from`). */
+  origin?: MarkdownOrigin | undefined;
 }
 
 /** The `.md` key beside a page's `.txt`. */
@@ -22,7 +37,8 @@ export function markdownPath(textPath: string): string {
 }
 
 /**
- * A page's Markdown file: YAML front matter (title, url, catalog, version, fetched, source), then the body.
+ * A page's Markdown file: YAML front matter (title, url, catalog, version, fetched, source, and for the site's own
+ * Markdown its url and how it was found), then the body.
  * Strings are written as JSON strings, which YAML reads as double-quoted scalars.
  */
 export function pageMarkdown(p: PageMarkdownInput): string {
@@ -34,6 +50,7 @@ export function pageMarkdown(p: PageMarkdownInput): string {
     `version: ${p.version}`,
     `fetched: ${JSON.stringify(p.resource.fetchedAt)}`,
     `source: ${p.source}`,
+    ...(p.origin ? [`markdown_url: ${JSON.stringify(p.origin.url)}`, `markdown_from: ${p.origin.from}`] : []),
     '---',
     '',
   ];

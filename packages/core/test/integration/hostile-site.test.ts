@@ -368,6 +368,7 @@ describe('crawl of the hostile site', () => {
     const undeclared = [...counts.keys()].filter(
       (p) =>
         p !== '/robots.txt' &&
+        p !== '/llms.txt' &&
         !declared.has(p) &&
         !pictures.has(p) &&
         !hostileFacts.traps.some((t) => t.pattern.test(p)),
@@ -375,6 +376,8 @@ describe('crawl of the hostile site', () => {
     expect(wrong).toEqual([]);
     expect(undeclared).toEqual([]);
     expect(counts.get('/robots.txt')).toBe(1);
+    // The site's llms.txt (its Markdown twins, issue 28): asked once for the run.
+    expect(counts.get('/llms.txt')).toBe(1);
     expect(site.other.requests.map((r) => r.path)).toEqual([]);
   });
 

@@ -105,7 +105,11 @@ describe('jobs', () => {
       report.urls.dispatched,
     );
     const pageFetches = site.requests.filter(
-      (r) => r.path !== '/robots.txt' && r.path !== '/sitemap.xml' && !r.path.startsWith('/images/'),
+      (r) =>
+        r.path !== '/robots.txt' &&
+        r.path !== '/llms.txt' &&
+        r.path !== '/sitemap.xml' &&
+        !r.path.startsWith('/images/'),
     ).length;
     expect(
       value(new RegExp(`^greenfinger_fetch_duration_seconds_count\\{catalog="${job.catalog}"\\} (\\d+)$`, 'm')),

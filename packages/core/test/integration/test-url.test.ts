@@ -78,8 +78,8 @@ describe('test-url', () => {
       fate: 'refused',
       acceptor: 'domain-scope',
     });
-    // robots.txt and the page: nothing else was requested, and nothing was stored.
-    expect(site.requests.length - before).toBeLessThanOrEqual(2);
+    // robots.txt, the page and the host's llms.txt (its Markdown twins): nothing else was requested, nothing stored.
+    expect(site.requests.length - before).toBeLessThanOrEqual(3);
     expect(existsSync(join(tmp.path, 'user', 'assets'))).toBe(false);
     const catalog = await (await gf.catalogs()).get({ name: 'garden' });
     expect((await (await gf.database()).resources.listReports(catalog.id)).length).toBe(0);

@@ -51,7 +51,9 @@ describe('verbs', () => {
       sitemap.replace('</urlset>', '  <url><loc>{{ORIGIN}}/new-1.html</loc></url>\n</urlset>'),
     );
     const report = await gf.crawler.crawl({ name: (await catalog()).name, action: 'update' });
-    const pages = site.requests.map((r) => r.path).filter((p) => p !== '/robots.txt' && p !== '/sitemap.xml');
+    const pages = site.requests
+      .map((r) => r.path)
+      .filter((p) => p !== '/robots.txt' && p !== '/llms.txt' && p !== '/sitemap.xml');
     // Known urls that hold no page but lead on (redirects, the noindex page) are asked again: what they lead to must
     // be reached by this session too. Known pages are not requested.
     expect(pages.sort()).toEqual(['/go-away', '/loop-a', '/new-1.html', '/new-2.html', '/noindex.html', '/old.html']);
@@ -186,7 +188,7 @@ describe('verbs', () => {
     expect(resumed.produced.saved).toBe(fixtureFacts.savedCount);
     expect(resumed.urls.dispatched).toBe(resumed.urls.handled);
     // Every run reads robots.txt afresh (it may have changed); no page is requested twice.
-    expect(site.repeated([...fixtureFacts.retriedPaths, '/robots.txt'])).toEqual([]);
+    expect(site.repeated([...fixtureFacts.retriedPaths, '/robots.txt', '/llms.txt'])).toEqual([]);
     await expect(gf.crawler.crawl({ id: (await catalog()).id, action: 'resume' })).rejects.toThrow(/nothing to resume/);
   });
 

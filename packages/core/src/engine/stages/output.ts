@@ -29,7 +29,13 @@ export const output: Stage = {
         html: result.body,
         text: page.content.text,
         // The site's own Markdown is kept as the page's .md; without it the Markdown is made from the html on read.
-        ...(page.siteMarkdown !== undefined ? { markdown: page.siteMarkdown, markdownSource: 'site' as const } : {}),
+        ...(page.siteMarkdown !== undefined
+          ? {
+              markdown: page.siteMarkdown.text,
+              markdownSource: 'site' as const,
+              markdownOrigin: { url: page.siteMarkdown.url, from: page.siteMarkdown.from },
+            }
+          : {}),
         images,
       }),
     );
