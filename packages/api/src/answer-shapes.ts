@@ -327,6 +327,42 @@ export const ANSWER_SHAPES: Record<string, Schema> = {
       removed: list(str),
     }),
   ),
+  Alert: doc(
+    'A saved search of a catalog: it fires when a page a publishing run added or changed matches it.',
+    obj({
+      id: str,
+      catalogId: str,
+      name: str,
+      query: str,
+      mode: doc('words, meaning or hybrid', str),
+      createdAt: str,
+      lastFiredAt: nullable(str),
+      lastMatches: nullable(list(obj({ url: str, title: str }))),
+    }),
+  ),
+  Alerts: obj({
+    catalog: obj({ id: str, name: str }),
+    alerts: list(ref('Alert')),
+    webhooks: list(
+      obj({
+        url: str,
+        lastDelivery: nullable(
+          obj(
+            {
+              url: str,
+              status: doc('delivered, failed or refused', str),
+              httpStatus: int,
+              attempts: int,
+              at: str,
+              runId: str,
+              error: str,
+            },
+            ['httpStatus', 'error'],
+          ),
+        ),
+      }),
+    ),
+  }),
   VersionDiff: obj({
     catalog: obj({ id: str, name: str }),
     from: int,
@@ -353,6 +389,9 @@ export const ROUTE_ANSWERS: Record<string, Schema> = {
   'GET /v2/catalog/{ref}/details': ref('Catalog'),
   'GET /v2/catalog/{ref}/changes': ref('Changes'),
   'GET /v2/catalog/{ref}/diff': ref('VersionDiff'),
+  'GET /v2/catalog/{ref}/alerts': ref('Alerts'),
+  'POST /v2/catalog/{ref}/alerts': ref('Alert'),
+  'DELETE /v2/catalog/{ref}/alerts/{alert}': ref('Alert'),
   'POST /v2/crawl/{ref}': ref('JobStarted'),
   'POST /v2/crawl/{ref}/{verb}': ref('JobStarted'),
   'GET /v2/crawl/status': list(ref('JobView')),

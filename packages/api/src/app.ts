@@ -14,6 +14,7 @@ import { loadTokenKey } from './auth/token-key.js';
 import type { ApiContext } from './context.js';
 import { installErrorEnvelope } from './envelope.js';
 import { firecrawlRoutes } from './firecrawl/index.js';
+import { alertRoutes } from './routes/alert-routes.js';
 import { authRoutes } from './routes/auth-routes.js';
 import { catalogRoutes } from './routes/catalog-routes.js';
 import { changeRoutes } from './routes/change-routes.js';
@@ -145,6 +146,7 @@ export async function buildApp(gf: Greenfinger, options: ApiOptions = {}): Promi
   systemRoutes(app, ctx);
   catalogRoutes(app, ctx);
   changeRoutes(app, ctx);
+  alertRoutes(app, ctx);
   crawlRoutes(app, ctx);
   searchRoutes(app, ctx);
   resourceRoutes(app, ctx);

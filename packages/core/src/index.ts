@@ -21,6 +21,20 @@ export {
   type VersionDeletion,
   type VersionDeletionResult,
 } from './admin/index.js';
+// Alerts: saved searches and webhooks told of each publishing run.
+export {
+  type AlertListing,
+  type AlertMatch,
+  type AlertMode,
+  type AlertRow,
+  AlertService,
+  type AlertStore,
+  type ChangesPayload,
+  type FiredAlert,
+  type NewAlert,
+  type WebhookDelivery,
+  webhookSignature,
+} from './alerts/index.js';
 // The composition seams: parts passed to Greenfinger.open({ components }) and the registries a catalog names from.
 export {
   type AcceptorCheck,

@@ -6,6 +6,7 @@
 export type * from './acceptors/acceptor.js';
 export * from './acceptors/index.js';
 export * from './admin/index.js';
+export * from './alerts/index.js';
 export * from './compose/index.js';
 export * from './config.js';
 export type * from './content/content-extractor.js';

@@ -1,4 +1,5 @@
 import { afterText, type CommandSpec, type GroupSpec, type Mode, optionsIn } from './command-spec.js';
+import { ALERT_COMMANDS, ALERT_GROUP } from './commands/alert.js';
 import { CATALOG_COMMANDS, CATALOG_GROUP } from './commands/catalog.js';
 import { CATALOG_SAVE_COMMAND } from './commands/catalog-save.js';
 import { CHANGES_COMMAND } from './commands/changes.js';
@@ -35,6 +36,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   VERSIONS_COMMAND,
   CHANGES_COMMAND,
   DIFF_COMMAND,
+  ...ALERT_COMMANDS,
   ...CATALOG_COMMANDS,
   ...CONTROL_COMMANDS,
   WHY_COMMAND,
@@ -64,6 +66,9 @@ const PROMPT_ORDER = [
   'versions',
   'changes',
   'diff',
+  'alert-add',
+  'alert-list',
+  'alert-remove',
   'crawler-report',
   'crawl',
   'update',
@@ -83,7 +88,7 @@ const PROMPT_ORDER = [
 ];
 
 /** The groups of the one-line CLI (`catalog …`, `user …`). */
-export const GROUPS: readonly GroupSpec[] = [CATALOG_GROUP, USER_GROUP, MODELS_GROUP];
+export const GROUPS: readonly GroupSpec[] = [CATALOG_GROUP, USER_GROUP, MODELS_GROUP, ALERT_GROUP];
 
 /** The commands of one mode. */
 export function commandsIn(mode: Mode): CommandSpec[] {

@@ -2,6 +2,43 @@
 // change the API (its answers are described in packages/api/src/answer-shapes.ts), then run
 // `node packages/web/scripts/api-types.mjs`. packages/web/test/api-types.test.ts fails while this file is stale.
 
+/** A saved search of a catalog: it fires when a page a publishing run added or changed matches it. */
+export interface Alert {
+  id: string;
+  catalogId: string;
+  name: string;
+  query: string;
+  /** words, meaning or hybrid */
+  mode: string;
+  createdAt: string;
+  lastFiredAt: string | null;
+  lastMatches: Array<{
+    url: string;
+    title: string;
+  }> | null;
+}
+
+export interface Alerts {
+  catalog: {
+    id: string;
+    name: string;
+  };
+  alerts: Alert[];
+  webhooks: Array<{
+    url: string;
+    lastDelivery: {
+      url: string;
+      /** delivered, failed or refused */
+      status: string;
+      httpStatus?: number;
+      attempts: number;
+      at: string;
+      runId: string;
+      error?: string;
+    } | null;
+  }>;
+}
+
 export interface Catalog {
   id: string;
   name: string;
@@ -74,6 +111,7 @@ export interface CatalogSettings {
     every: string;
   }>;
   schedule?: string;
+  webhooks?: string[];
   postImportLinks?: boolean;
   priorityWeights?: {
     depth?: number;
@@ -501,6 +539,12 @@ export interface ApiAnswers {
   'GET /v2/catalog/{ref}': Catalog;
   /** Update one catalog: partial settings merge with what is stored */
   'PUT /v2/catalog/{ref}': Catalog;
+  /** A catalog's saved searches (with when each last fired and what it matched) and its webhooks with the last delivery to each */
+  'GET /v2/catalog/{ref}/alerts': Alerts;
+  /** Save a search: it fires when a page a publishing run adds or changes matches it */
+  'POST /v2/catalog/{ref}/alerts': Alert;
+  /** Remove a saved search, by its id (or its name) */
+  'DELETE /v2/catalog/{ref}/alerts/{alert}': Alert;
   /** The change set of the latest run that published (urls added, changed with a short diff, removed), or of every run since a version or a date, folded into one */
   'GET /v2/catalog/{ref}/changes': Changes;
   /** One catalog with every setting, defaults applied */
@@ -575,6 +619,14 @@ export interface ApiBodies {
     runningState?: string;
     createdAt?: string;
     updatedAt?: string;
+  };
+  'POST /v2/catalog/{ref}/alerts': {
+    /** the words (or question) to watch for */
+    query: string;
+    /** words (default), meaning or hybrid */
+    mode?: 'words' | 'meaning' | 'hybrid';
+    /** unique in the catalog (default: the query) */
+    name?: string;
   };
   'POST /v2/crawl/start': {
     crawlPage: string;

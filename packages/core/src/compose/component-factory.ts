@@ -26,6 +26,7 @@ import { SqliteVecFamily } from '../vector/sqlite-vec-family.js';
 import type { VectorStore, VectorStoreFamily } from '../vector/vector-store.js';
 import type { SharedThread } from '../worker-entry.js';
 import { type GreenfingerComponents, type NodeContext, resolvePart } from './components.js';
+import { Publications } from './publications.js';
 import { contentDedupRegistry } from './registries.js';
 
 /**
@@ -45,6 +46,8 @@ export class ComponentFactory implements NodeContext, NodeStores {
   readonly writer: AdminWriter;
   /** The crawl events of every run of this node (`gf.on`). */
   readonly events: CrawlEvents;
+  /** Told of each run that published (its change set): alerts and webhooks listen here. */
+  readonly publications: Publications;
   #db: Promise<RecordDatabase> | undefined;
   #index: SearchIndex | undefined;
   #embedding: Promise<EmbeddingClient> | undefined;
@@ -66,6 +69,7 @@ export class ComponentFactory implements NodeContext, NodeStores {
     const ctx = { ...this.#node(), database: () => this.database() };
     this.writer = components.adminWriter?.(ctx) ?? new LocalAdminWriter(this);
     this.events = new CrawlEvents(log);
+    this.publications = new Publications(log);
     for (const { event, listener } of components.listeners ?? []) this.events.on(event, listener);
   }
 
@@ -100,6 +104,7 @@ export class ComponentFactory implements NodeContext, NodeStores {
       resources: c.resourceRecordStore ? resolvePart(c.resourceRecordStore, this.#node()) : db.resources,
       ledger: db.ledger,
       users: db.users,
+      alerts: db.alerts,
       migrate: () => db.migrate(),
       close: () => db.close(),
     };

@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import { optimizeVersion } from '../admin/optimize-version.js';
 import { pruneTargets } from '../admin/version-eraser.js';
 import type { ComponentFactory } from '../compose/component-factory.js';
@@ -250,6 +251,8 @@ export class CrawlService {
           ...(compared ? { comparedWith: catalog.searchVersion } : {}),
         })
         .catch((err: unknown) => f.log.warn({ err, catalogId: catalog.id, version }, 'the change log was not written'));
+      const runId = basename(recorded.path, '.json');
+      f.publications.notify({ catalog, version, action, runId, publishedAt: report.endedAt, changes });
     }
     return recorded;
   }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { AdminWriter } from '../admin/admin-writer.js';
 import { type CatalogDeletion, deleteCatalog } from '../admin/catalog-deletion.js';
+import { AlertService } from '../alerts/alert-service.js';
 import { ComponentFactory } from '../compose/component-factory.js';
 import type { GreenfingerComponents } from '../compose/components.js';
 import { loadSettings, type Settings } from '../config.js';
@@ -66,6 +67,8 @@ export class Greenfinger {
   readonly jobs: JobService;
   /** Catalogs run on their schedules (`--schedule`): what is due, and the loop `watch` and `serve` run. */
   readonly schedules: ScheduleService;
+  /** Saved searches and webhooks, told of each publishing run (docs/freshness.md#alerts). */
+  readonly alerts: AlertService;
   /** One url through a catalog's whole pipeline, saving nothing: every stage's verdict, the text, the links' fates. */
   readonly testUrl: TestUrlService;
   /** Prometheus text of this node: counters per catalog, fetch latency, frontier sizes, output failures. */
@@ -101,6 +104,8 @@ export class Greenfinger {
       log: this.log,
     });
     this.testUrl = new TestUrlService(this.factory, catalogs);
+    this.alerts = new AlertService({ factory: this.factory, catalogs, search: (req) => this.search.search(req) });
+    this.factory.publications.add(this.alerts);
   }
 
   static async open(options: GreenfingerOptions = {}): Promise<Greenfinger> {
@@ -158,7 +163,13 @@ export class Greenfinger {
     const catalogs = await this.catalogs();
     const catalog = await catalogs.get(ref);
     if (this.jobs.running(catalog.id)) await this.jobs.stop({ id: catalog.id });
-    return deleteCatalog({ catalogs, versions: this.versions, published: this.published }, { id: catalog.id }, options);
+    const deleted = await deleteCatalog(
+      { catalogs, versions: this.versions, published: this.published },
+      { id: catalog.id },
+      options,
+    );
+    await (await this.database()).alerts?.deleteCatalog(catalog.id);
+    return deleted;
   }
 
   index(): SearchIndex {
@@ -188,6 +199,7 @@ export class Greenfinger {
   async close(): Promise<void> {
     await this.jobs.close();
     await this.crawler.close();
+    await this.alerts.close();
     await this.factory.close();
   }
 

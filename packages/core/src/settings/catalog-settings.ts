@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { webhookUrlProblem } from '../alerts/webhook-address.js';
 import { patternProblem } from '../engine/flow/regex-cache.js';
 import { ConfigError } from '../errors.js';
 import { scheduleProblem } from './schedule.js';
+import { envWebhookAllowPrivate } from './settings-env.js';
 
 /** The layers a catalog's pages are written to (`outputs`); `file` is always one of them. */
 export type OutputLayer = 'file' | 'index' | 'vector';
@@ -252,6 +254,22 @@ export const catalogSettingsSchema = z.strictObject({
       const problem = v ? scheduleProblem(v) : undefined;
       if (problem) ctx.addIssue({ code: 'custom', message: problem });
     }),
+  /**
+   * Where each publishing run's change set is POSTed, signed (docs/freshness.md#alerts): http or https urls; a host
+   * that is or resolves to a loopback, link-local or private address is refused unless GF_WEBHOOK_ALLOW_PRIVATE=true.
+   * @default []
+   */
+  webhooks: z
+    .array(
+      z
+        .string()
+        .trim()
+        .superRefine((v, ctx) => {
+          const problem = webhookUrlProblem(v, envWebhookAllowPrivate());
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+    )
+    .default(() => []),
   /** Queue the links found inside documents (a PDF's link annotations, a Word file's hyperlinks). @default true */
   postImportLinks: z.boolean().default(true),
   /**
@@ -281,6 +299,7 @@ export const defaultCatalogSettings: Readonly<CatalogSettings> = Object.freeze(c
 const CATALOG_FLAGS: Partial<Record<keyof CatalogSettings, string>> = {
   durationMinutes: '--duration',
   intervalMs: '--interval',
+  webhooks: '--webhook',
 };
 
 function catalogFlag(key: string): string {

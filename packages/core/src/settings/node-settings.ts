@@ -215,6 +215,19 @@ export const settingsSchema = z.strictObject({
     .union([z.boolean(), z.enum(['true', 'false', '1', '0'])], { error: 'must be true or false' })
     .default(true)
     .transform((v) => v === true || v === 'true' || v === '1'),
+  /**
+   * GF_WEBHOOK_SECRET: the key of the HMAC-SHA256 each webhook POST is signed with (`X-Greenfinger-Signature`,
+   * docs/freshness.md#alerts). Unset: webhooks go unsigned (a warning is logged at each delivery).
+   */
+  webhookSecret: z.string().min(1).optional(),
+  /**
+   * GF_WEBHOOK_ALLOW_PRIVATE: true = webhooks may go to loopback, link-local and private addresses (a trusted
+   * network, tests); otherwise such an address is refused, at setting time and at each send (SSRF). @default false
+   */
+  webhookAllowPrivate: z
+    .union([z.boolean(), z.enum(['true', 'false', '1', '0'])], { error: 'must be true or false' })
+    .default(false)
+    .transform((v) => v === true || v === 'true' || v === '1'),
   /** GF_API_WEB: false = the server answers the REST API only (no search page). @default true */
   apiWeb: z
     .union([z.boolean(), z.enum(['true', 'false', '1', '0'])], { error: 'must be true or false' })

@@ -71,16 +71,19 @@ export const settingsEnv: Record<keyof Settings, string> = {
   corsOrigins: 'GF_CORS_ORIGINS',
   apiWeb: 'GF_API_WEB',
   documents: 'GF_DOCUMENTS',
+  webhookSecret: 'GF_WEBHOOK_SECRET',
+  webhookAllowPrivate: 'GF_WEBHOOK_ALLOW_PRIVATE',
 };
 
 /** Settings as they may be shown or written: the database password and the token key masked. */
 export function maskedSettings(settings: Readonly<Settings>): Record<string, unknown> {
-  const { tokenSecret, ...rest } = settings;
+  const { tokenSecret, webhookSecret, ...rest } = settings;
   return {
     ...rest,
     databaseUrl: settings.databaseUrl.replace(/(\/\/[^:/@]*):[^@/]*@/, '$1:***@'),
     redisUrl: settings.redisUrl.replace(/(\/\/[^:/@]*):[^@/]*@/, '$1:***@'),
     tokenSecret: tokenSecret ? '***' : '',
+    webhookSecret: webhookSecret ? '***' : '',
   };
 }
 
@@ -162,6 +165,15 @@ export function envLogLevel(env: NodeJS.ProcessEnv = process.env): Settings['log
     );
   }
   return parsed.data;
+}
+
+/**
+ * GF_WEBHOOK_ALLOW_PRIVATE as a catalog setting's validation reads it (before settings are loaded): a webhook url
+ * whose host is a private address is refused at setting time unless it is true.
+ */
+export function envWebhookAllowPrivate(env: NodeJS.ProcessEnv = process.env): boolean {
+  const value = env[settingsEnv.webhookAllowPrivate];
+  return value === 'true' || value === '1';
 }
 
 /** The data root when no flag names one: GF_DATA_STORE, else the setting's default (`./data`). */

@@ -1,5 +1,7 @@
 import { createRequire } from 'node:module';
 import type pg from 'pg';
+import type { AlertStore } from '../alerts/alert-store.js';
+import { pgAlertStore } from '../alerts/pg-alert-store.js';
 import { ConfigError, CrawlerError } from '../errors.js';
 import type { Catalog, ImageRow, ReportRow, ResourceImageRow, ResourceRow } from '../model.js';
 import { type MigrateOptions, type MigrateResult, migratePostgres } from './migrate.js';
@@ -78,6 +80,7 @@ export class PgRecordDatabase implements RecordDatabase {
   readonly resources: ResourceRecordStore;
   readonly ledger: UrlLedgerStore;
   readonly users: UserStore;
+  readonly alerts: AlertStore;
   private readonly pool: pg.Pool;
   private readonly options: PgRecordDatabaseOptions;
   private closed = false;
@@ -93,6 +96,7 @@ export class PgRecordDatabase implements RecordDatabase {
     };
     this.ledger = pgUrlLedger(access);
     this.users = pgUserStore(access);
+    this.alerts = pgAlertStore(access);
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { AlertStore } from '../alerts/alert-store.js';
 import type { Catalog, ImageRow, ReportRow, ResourceImageRow, ResourceRow } from '../model.js';
 
 /** Catalog definitions (crawler_catalog). */
@@ -193,6 +194,8 @@ export interface RecordDatabase {
   readonly resources: ResourceRecordStore;
   readonly ledger: UrlLedgerStore;
   readonly users: UserStore;
+  /** Saved searches (alerts/); absent on a database wrapper that does not carry them. */
+  readonly alerts?: AlertStore | undefined;
   /** Apply `schema/` migrations not applied yet. Idempotent. */
   migrate(): Promise<{ applied: string[] }>;
   close(): Promise<void>;

@@ -1,5 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import type { AlertStore } from '../alerts/alert-store.js';
+import { sqliteAlertStore } from '../alerts/sqlite-alert-store.js';
 import { ConfigError, CrawlerError } from '../errors.js';
 import type { Catalog, ImageRow, ReportRow, ResourceImageRow, ResourceRow } from '../model.js';
 import { makeDirs } from './make-dirs.js';
@@ -56,6 +58,7 @@ export class SqliteRecordDatabase implements RecordDatabase {
   readonly resources: ResourceRecordStore;
   readonly ledger: UrlLedgerStore;
   readonly users: UserStore;
+  readonly alerts: AlertStore;
   readonly file: string;
   private readonly db: Database.Database;
   private readonly options: SqliteRecordDatabaseOptions;
@@ -74,6 +77,7 @@ export class SqliteRecordDatabase implements RecordDatabase {
     };
     this.ledger = sqliteUrlLedger(access);
     this.users = sqliteUserStore(access);
+    this.alerts = sqliteAlertStore(access);
   }
 
   /**

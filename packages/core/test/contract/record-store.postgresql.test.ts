@@ -72,6 +72,7 @@ describe.skipIf(skipPg)('PostgreSQL', () => {
         '0006_url_priority',
         '0007_url_changes',
         '0008_url_recrawl',
+        '0009_alerts',
       ]);
       expect(await a.migrate()).toEqual({ applied: [] });
       await a.close();
@@ -89,6 +90,7 @@ describe.skipIf(skipPg)('PostgreSQL', () => {
         'crawler_resource',
         'crawler_resource_image',
         'crawler_url',
+        'gf_alert',
         'gf_migrations',
         'gf_revoked_token',
         'gf_user',

@@ -59,7 +59,7 @@ describe('schema-generate --check', () => {
     expect(check.out).toContain('--new');
     const added = await run(['--new', 'add_lang', '--db', 'sqlite'], { GF_SCHEMA_DIR: dir });
     expect(added.code).toBe(0);
-    expect(readFileSync(join(dir, 'sqlite', '0009_add_lang.sql'), 'utf8')).toContain(
+    expect(readFileSync(join(dir, 'sqlite', '0010_add_lang.sql'), 'utf8')).toContain(
       'ALTER TABLE "crawler_resource" ADD COLUMN "lang" TEXT;',
     );
     const after = await run(['--check', '--db', 'sqlite'], { GF_SCHEMA_DIR: dir });
@@ -68,12 +68,12 @@ describe('schema-generate --check', () => {
 
   it('keeps a hand-written step and still checks the generated ones', async () => {
     const dir = copySchema('hand');
-    cpSync(join(dir, 'history', '0008_url_recrawl.prisma'), join(dir, 'history', '0009_backfill.prisma'));
+    cpSync(join(dir, 'history', '0009_alerts.prisma'), join(dir, 'history', '0010_backfill.prisma'));
     const sql = "-- hand-written\nUPDATE crawler_catalog SET running_state = 'none' WHERE running_state = '';\n";
-    writeFileSync(join(dir, 'sqlite', '0009_backfill.sql'), sql);
+    writeFileSync(join(dir, 'sqlite', '0010_backfill.sql'), sql);
     expect((await run(['--check', '--db', 'sqlite'], { GF_SCHEMA_DIR: dir })).code).toBe(0);
     expect((await run(['--db', 'sqlite'], { GF_SCHEMA_DIR: dir })).code).toBe(0);
-    expect(readFileSync(join(dir, 'sqlite', '0009_backfill.sql'), 'utf8')).toBe(sql);
+    expect(readFileSync(join(dir, 'sqlite', '0010_backfill.sql'), 'utf8')).toBe(sql);
     const init = join(dir, 'sqlite', '0001_init.sql');
     writeFileSync(init, `${readFileSync(init, 'utf8')}-- edited\n`);
     const edited = await run(['--check', '--db', 'sqlite'], { GF_SCHEMA_DIR: dir });

@@ -25,6 +25,7 @@ const MIGRATIONS = [
   '0006_url_priority',
   '0007_url_changes',
   '0008_url_recrawl',
+  '0009_alerts',
 ];
 
 const root = mkdtempSync(join(tmpdir(), 'gf-sqlite-'));
@@ -71,6 +72,7 @@ describe('SQLite migrations', () => {
       'crawler_resource',
       'crawler_resource_image',
       'crawler_url',
+      'gf_alert',
       'gf_migrations',
       'gf_revoked_token',
       'gf_user',

@@ -82,6 +82,7 @@ export interface SettingsOptions {
   recrawlMin?: string;
   recrawlMax?: string;
   schedule?: string;
+  webhook?: string[];
   postImportLinks?: boolean;
   metadataFilters?: unknown[];
   documentFilters?: unknown[];
@@ -274,6 +275,12 @@ export const SETTINGS_OPTIONS: OptionSpec[] = [
     description:
       'runs by itself under watch or serve: "every 6h", a cron expression such as "0 3 * * *", or @daily ("" = never)',
   },
+  {
+    flags: '--webhook <url>',
+    description:
+      'POST each publishing run\'s change set here, signed with GF_WEBHOOK_SECRET (repeatable; --webhook "" = none; docs/freshness.md#alerts)',
+    parse: (value: string, previous: string[] = []) => [...previous, value.trim()],
+  },
   { flags: '--post-import-links', description: "queue the links inside documents (a PDF's links) (default)" },
   { flags: '--no-post-import-links', description: 'do not follow the links inside documents' },
   {
@@ -354,6 +361,7 @@ export function settingsOf(o: SettingsOptions): Partial<CatalogSettings> {
     recrawlMin: o.recrawlMin,
     recrawlMax: o.recrawlMax,
     schedule: o.schedule,
+    webhooks: o.webhook?.filter(Boolean),
     postImportLinks: o.postImportLinks,
     metadataFilters: o.metadataFilters as CatalogSettings['metadataFilters'] | undefined,
     documentFilters: o.documentFilters as CatalogSettings['documentFilters'] | undefined,
