@@ -389,6 +389,11 @@ export const ROUTE_ANSWERS: Record<string, Schema> = {
   'GET /v2/catalog/{ref}/details': ref('Catalog'),
   'GET /v2/catalog/{ref}/changes': ref('Changes'),
   'GET /v2/catalog/{ref}/diff': ref('VersionDiff'),
+  'POST /v2/catalog/{ref}/changed': obj({
+    catalog: obj({ id: str, name: str }),
+    recorded: list(str),
+    refused: list(obj({ url: str, reason: str })),
+  }),
   'GET /v2/catalog/{ref}/alerts': ref('Alerts'),
   'POST /v2/catalog/{ref}/alerts': ref('Alert'),
   'DELETE /v2/catalog/{ref}/alerts/{alert}': ref('Alert'),

@@ -21,6 +21,7 @@ import { changeRoutes } from './routes/change-routes.js';
 import { type ClusterView, clusterRoutes } from './routes/cluster-routes.js';
 import { crawlRoutes } from './routes/crawl-routes.js';
 import { exportRoutes } from './routes/export-routes.js';
+import { feedRoutes } from './routes/feed-routes.js';
 import { jobRoutes } from './routes/job-routes.js';
 import { mcpRoutes } from './routes/mcp-routes.js';
 import { resourceRoutes } from './routes/resource-routes.js';
@@ -146,6 +147,7 @@ export async function buildApp(gf: Greenfinger, options: ApiOptions = {}): Promi
   systemRoutes(app, ctx);
   catalogRoutes(app, ctx);
   changeRoutes(app, ctx);
+  feedRoutes(app, ctx);
   alertRoutes(app, ctx);
   crawlRoutes(app, ctx);
   searchRoutes(app, ctx);

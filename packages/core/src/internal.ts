@@ -19,6 +19,7 @@ export * from './engine/index.js';
 export * from './error-table.js';
 export * from './errors.js';
 export * from './export/index.js';
+export * from './feeds/index.js';
 export type * from './fetch/extractor.js';
 export * from './fetch/index.js';
 export type * from './frontier/frontier.js';

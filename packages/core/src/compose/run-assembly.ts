@@ -178,6 +178,8 @@ export interface CrawlParts {
   changes: ChangeRecorder;
   /** What the render memory did this run (the adaptive extractor); undefined for another extractor. */
   renderStats(): RenderMemoryStats | undefined;
+  /** One request of any type, its body as text (robots.txt, sitemaps, change feeds): no politeness of its own. */
+  fetchText(url: string): Promise<{ status: number; text: string }>;
 }
 
 export interface CrawlAssemblyRequest {
@@ -301,6 +303,7 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
     removal,
     changes,
     renderStats: () => fetchers.renderStats(),
+    fetchText: fetchers.text,
     closeWork: async (drained) => {
       await fetchers.close();
       await inflight.close(drained);

@@ -4,6 +4,7 @@ import type { SitemapEntry } from '../acceptors/sitemap.js';
 import type { Settings } from '../config.js';
 import type { ExtractedContent } from '../content/content-extractor.js';
 import type { ContentDedupFilter, ExistingUrlPathFilter } from '../dedup/url-filter.js';
+import type { ChangedUrls } from '../feeds/types.js';
 import type { Extractor } from '../fetch/extractor.js';
 import type { CrawlFrontier } from '../frontier/frontier.js';
 import type { Prioritizer } from '../frontier/prioritizer.js';
@@ -117,6 +118,12 @@ export interface CrawlEngineDeps {
   onGone?: ((resource: ResourceRow) => Promise<void>) | undefined;
   /** Told of every page saved (added or changed) and removed by the run: its change set (change-recorder.ts). */
   changes?: ChangeRecorder | undefined;
+  /**
+   * A merge of a catalog with change feeds (feeds/change-feeds.ts): what they named changed or deleted since the last
+   * run. The recrawlable resolver fetches a held page only when named, or due by its recrawl schedule; absent: every
+   * held page is judged as on an ordinary merge.
+   */
+  changeFeed?: ChangedUrls | undefined;
   /** The time the recrawlable resolver judges by (epoch ms; tests move it). @default Date.now */
   now?: (() => number) | undefined;
   /**

@@ -108,6 +108,7 @@ export type PipelineDeps = Pick<
   | 'consumers'
   | 'events'
   | 'now'
+  | 'changeFeed'
 > & {
   readonly inflight: Pick<InflightStore, 'has' | 'load' | 'save'>;
   readonly outputs: Pick<CompositeOutputChannel, 'write' | 'deferredLayers'>;

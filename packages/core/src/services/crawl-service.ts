@@ -10,6 +10,7 @@ import { CrawlEngine, type CrawlResult } from '../engine/crawl-engine.js';
 import { buildRunReport, reportStamp } from '../engine/run-report.js';
 import { reportOf } from '../error-table.js';
 import { CrawlerError } from '../errors.js';
+import { openChangeFeeds } from '../feeds/change-feeds.js';
 import type { CrawlFrontier } from '../frontier/frontier.js';
 import { keys } from '../layout.js';
 import type { Catalog, RunReport } from '../model.js';
@@ -145,6 +146,23 @@ export class CrawlService {
       throw err;
     }
     const orphans = await this.#orphanStep(parts, catalog, version, action, req, () => engine);
+    // A catalog with change feeds (feeds/change-feeds.ts): a merge fetches what they name; nothing otherwise.
+    const feeds = await openChangeFeeds({
+      catalog,
+      version,
+      action,
+      blobs: f.blobs,
+      fetchText: parts.fetchText,
+      robots: parts.deps.robots,
+      politeness: parts.deps.politeness,
+      normalize: (u) => parts.deps.normalize(u),
+      distributed: !(parts.deps.coordinator instanceof LocalCrawlCoordinator),
+      log: f.log.child({ component: 'change-feeds', catalogId: catalog.id, version }),
+    });
+    if (feeds) {
+      parts.deps.changeFeed = feeds.changed;
+      parts.deps.seeds = [...(parts.deps.seeds ?? [catalog.startUrl]), ...feeds.seeds];
+    }
     parts.deps.sessionEnd = (end) => orphans.atSessionEnd(end);
     const early = new WordsFirstPublisher({
       factory: f,
@@ -190,6 +208,7 @@ export class CrawlService {
       this.#engines.delete(catalog.id);
       await parts.closeWork(frontier.inFlight() === 0 && (await frontier.size()) === 0);
     }
+    await feeds?.settle(result.fullyCrawled ? { reason: result.reason } : { reason: 'outstanding' });
     const withheld = await withheldPublish(
       f,
       parts,

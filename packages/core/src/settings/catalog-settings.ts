@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { webhookUrlProblem } from '../alerts/webhook-address.js';
 import { patternProblem } from '../engine/flow/regex-cache.js';
 import { ConfigError } from '../errors.js';
+import { changeFeedProblem } from '../feeds/types.js';
 import { scheduleProblem } from './schedule.js';
 import { envWebhookAllowPrivate } from './settings-env.js';
 
@@ -270,6 +271,23 @@ export const catalogSettingsSchema = z.strictObject({
         }),
     )
     .default(() => []),
+  /**
+   * Change feeds (docs/freshness.md#change-feeds): `mediawiki:URL` (a wiki's api.php recent changes), `rss:URL` (RSS
+   * 2.0 or Atom) or `sitemap` (a lastmod after a page's fetch). With one, `merge` fetches only what they (and
+   * `POST /v2/catalog/{id}/changed`) name changed since the last run, what its recrawl schedule says is due, and new
+   * urls linked from those. Empty: every merge judges every held page. @default []
+   */
+  changeFeeds: z
+    .array(
+      z
+        .string()
+        .trim()
+        .superRefine((v, ctx) => {
+          const problem = changeFeedProblem(v);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+    )
+    .default(() => []),
   /** Queue the links found inside documents (a PDF's link annotations, a Word file's hyperlinks). @default true */
   postImportLinks: z.boolean().default(true),
   /**
@@ -300,6 +318,7 @@ const CATALOG_FLAGS: Partial<Record<keyof CatalogSettings, string>> = {
   durationMinutes: '--duration',
   intervalMs: '--interval',
   webhooks: '--webhook',
+  changeFeeds: '--change-feed',
 };
 
 function catalogFlag(key: string): string {

@@ -83,6 +83,7 @@ export interface SettingsOptions {
   recrawlMax?: string;
   schedule?: string;
   webhook?: string[];
+  changeFeed?: string[];
   postImportLinks?: boolean;
   metadataFilters?: unknown[];
   documentFilters?: unknown[];
@@ -281,6 +282,12 @@ export const SETTINGS_OPTIONS: OptionSpec[] = [
       'POST each publishing run\'s change set here, signed with GF_WEBHOOK_SECRET (repeatable; --webhook "" = none; docs/freshness.md#alerts)',
     parse: (value: string, previous: string[] = []) => [...previous, value.trim()],
   },
+  {
+    flags: '--change-feed <feed>',
+    description:
+      'merge fetches what this names changed: mediawiki:URL (api.php), rss:URL (RSS or Atom) or sitemap (repeatable; --change-feed "" = none; docs/freshness.md#change-feeds)',
+    parse: (value: string, previous: string[] = []) => [...previous, value.trim()],
+  },
   { flags: '--post-import-links', description: "queue the links inside documents (a PDF's links) (default)" },
   { flags: '--no-post-import-links', description: 'do not follow the links inside documents' },
   {
@@ -362,6 +369,7 @@ export function settingsOf(o: SettingsOptions): Partial<CatalogSettings> {
     recrawlMax: o.recrawlMax,
     schedule: o.schedule,
     webhooks: o.webhook?.filter(Boolean),
+    changeFeeds: o.changeFeed?.filter(Boolean),
     postImportLinks: o.postImportLinks,
     metadataFilters: o.metadataFilters as CatalogSettings['metadataFilters'] | undefined,
     documentFilters: o.documentFilters as CatalogSettings['documentFilters'] | undefined,

@@ -22,7 +22,7 @@ import { followed, referringPage } from './links.js';
  * noindex page (to its links). They are fetched again, since nothing stored says where they lead, and what they lead
  * to must be reached by this session too (or it would be an orphan of it).
  */
-const LEADS_ON: ReadonlySet<string> = new Set([
+export const LEADS_ON: ReadonlySet<string> = new Set([
   Outcome.REJECTED_REDIRECT,
   Outcome.REJECTED_NONCANONICAL,
   Outcome.REJECTED_ROBOTS_META_NOINDEX,

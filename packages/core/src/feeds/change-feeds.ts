@@ -1,0 +1,236 @@
+import type { Logger } from 'pino';
+import type { RobotsProvider } from '../acceptors/acceptor.js';
+import type { Politeness } from '../engine/engine-deps.js';
+import type { Catalog, CrawlAction } from '../model.js';
+import { scopedSeeds } from '../services/job-seeds.js';
+import type { BlobStore } from '../storage/blob-store.js';
+import {
+  type FeedPositions,
+  type FeedRunState,
+  readPositions,
+  readPushes,
+  readRunState,
+  settleRunState,
+  writePositions,
+  writeRunState,
+} from './feed-state.js';
+import { readMediaWiki } from './mediawiki.js';
+import { readRss } from './rss.js';
+import {
+  type ChangedUrls,
+  type ChangeFeedSpec,
+  DEFAULT_FEED_LIMITS,
+  type FeedChange,
+  type FeedFetch,
+  type FeedReader,
+  parseChangeFeed,
+} from './types.js';
+
+/** Push files one merge consumes at most. */
+const MAX_PUSHES = 1000;
+
+/** The reader of each kind of feed that is read (`sitemap` is judged page by page, from the sitemap already read). */
+const READERS: Record<'mediawiki' | 'rss', FeedReader> = { mediawiki: readMediaWiki, rss: readRss };
+
+/** What a run of a catalog with change feeds works with. */
+export interface ChangeFeedsOptions {
+  catalog: Catalog;
+  version: number;
+  action: CrawlAction;
+  blobs: BlobStore;
+  log: Logger;
+  /** The run's url normaliser: feed urls compare with the queue's. */
+  normalize: (raw: string) => string | undefined;
+  /** One request, whatever its type (the run's text fetcher). */
+  fetchText: FeedFetch;
+  /** The run's host politeness: a feed request waits for its host's slot like a page. */
+  politeness: Politeness;
+  /** The run's robots.txt; undefined when the catalog ignores it. */
+  robots: RobotsProvider | undefined;
+  /** A distributed run (a cluster): each member would read the feeds, so none does (the merge is an ordinary one). */
+  distributed?: boolean | undefined;
+}
+
+/** A run's change feeds: what the merge fetches, and what is kept once it reaches its end. */
+export interface RunChangeFeeds {
+  /** The set the recrawlable resolver judges by; undefined: every held page is judged as on an ordinary merge. */
+  changed: ChangedUrls | undefined;
+  /** Urls to seed besides the start urls: those named changed or deleted (a new page no held page links yet). */
+  seeds: string[];
+  /** The numbers of the read, for the log and the report's note. */
+  summary: string | undefined;
+  /** The run ended: when it reached its session's end, the positions are kept and the pushes consumed. */
+  settle(ended: { reason: string }): Promise<void>;
+}
+
+class UrlSet implements ChangedUrls {
+  readonly #changed: ReadonlySet<string>;
+  readonly #deleted: ReadonlySet<string>;
+  readonly sitemap: boolean;
+  constructor(state: Pick<FeedRunState, 'changed' | 'deleted'>, sitemap: boolean) {
+    this.#changed = new Set(state.changed);
+    this.#deleted = new Set(state.deleted);
+    this.sitemap = sitemap;
+  }
+  named(url: string): boolean {
+    return this.#changed.has(url);
+  }
+  deleted(url: string): boolean {
+    return this.#deleted.has(url);
+  }
+}
+
+/** The catalog's feeds as specs (a value the settings let through always parses). */
+export function changeFeedSpecs(catalog: Catalog): ChangeFeedSpec[] {
+  return catalog.settings.changeFeeds.flatMap((v) => {
+    const spec = parseChangeFeed(v);
+    return typeof spec === 'string' ? [] : [spec];
+  });
+}
+
+/**
+ * Open the change feeds of a run (issue 27, docs/freshness.md#change-feeds); undefined when the catalog has none,
+ * so an ordinary run does nothing more than look at its setting.
+ * - `merge`: each feed is read from its position (politely, robots.txt obeyed, bounded in requests, changes and
+ *   time), the pushed urls are added, and the set is kept on the catalog (a resumed merge works on the same set). A
+ *   feed that cannot be read makes this merge an ordinary one (every held page judged as usual), its position kept.
+ * - `resume`: the set its merge kept, if it was one.
+ * - `crawl`, `update`, `rebuild`: nothing is read; a feed without a position starts from this run's start (a
+ *   `rebuild` moves every feed there: its version was fetched in full from then).
+ */
+export async function openChangeFeeds(o: ChangeFeedsOptions): Promise<RunChangeFeeds | undefined> {
+  const specs = changeFeedSpecs(o.catalog);
+  if (specs.length === 0) return undefined;
+  if (o.distributed) {
+    o.log.info('a distributed run reads no change feed: every held page is judged as on an ordinary merge');
+    return undefined;
+  }
+  const startedAt = new Date().toISOString();
+  const { catalog, version, blobs, log } = o;
+  const sitemap = specs.some((s) => s.kind === 'sitemap');
+  const positions = await readPositions(blobs, catalog.id);
+  if (o.action === 'resume') {
+    const kept = await readRunState(blobs, catalog.id, version);
+    if (!kept) return settling(o, undefined, [], undefined, positions, []);
+    return settling(
+      o,
+      new UrlSet(kept, sitemap),
+      [],
+      'the change set of the merge it continues',
+      kept.positions,
+      kept.pushed,
+    );
+  }
+  if (o.action !== 'merge') {
+    const next: FeedPositions = { ...positions };
+    for (const s of specs) if (o.action === 'rebuild' || next[s.key] === undefined) next[s.key] = startedAt;
+    return settling(o, undefined, [], undefined, next, []);
+  }
+  const changes: FeedChange[] = [];
+  const next: FeedPositions = { ...positions };
+  const fetch = politeFeedFetch(o);
+  const read: string[] = [];
+  for (const spec of specs) {
+    if (spec.kind === 'sitemap') continue;
+    const deadline = Date.now() + DEFAULT_FEED_LIMITS.ms;
+    try {
+      const r = await READERS[spec.kind](spec, positions[spec.key] ?? startedAt, fetch, {
+        maxRequests: DEFAULT_FEED_LIMITS.maxRequests,
+        maxChanges: DEFAULT_FEED_LIMITS.maxChanges,
+        deadline,
+      });
+      changes.push(...r.changes);
+      if (r.position) next[spec.key] = r.position;
+      read.push(
+        `${spec.key}: ${r.changes.length} changes in ${r.requests} requests${r.truncated ? ' (stopped at a bound: the next run continues)' : ''}`,
+      );
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      log.warn({ feed: spec.key, err }, 'a change feed could not be read: this merge revisits every held page');
+      return settling(
+        o,
+        undefined,
+        [],
+        `${spec.key} could not be read (${why}): every held page was judged as on an ordinary merge`,
+        positions,
+        [],
+      );
+    }
+  }
+  const pushes = await readPushes(blobs, catalog.id, MAX_PUSHES);
+  for (const { push } of pushes) for (const url of push.urls) changes.push({ url, kind: push.kind, at: push.at });
+  const state = changeSet(
+    o,
+    changes,
+    next,
+    pushes.map((p) => p.key),
+  );
+  await writeRunState(blobs, catalog.id, version, state);
+  const summary = `change feeds: ${state.changed.length} changed, ${state.deleted.length} deleted (${[...read, `${pushes.length} pushes`].join('; ')})`;
+  log.info(
+    { changed: state.changed.length, deleted: state.deleted.length, feeds: read, pushes: pushes.length },
+    'change feeds read',
+  );
+  return settling(o, new UrlSet(state, sitemap), [...state.changed, ...state.deleted], summary, next, state.pushed);
+}
+
+/** The changes in the order they happened (the last word on a url wins), normalised and in the catalog's scope. */
+function changeSet(
+  o: ChangeFeedsOptions,
+  changes: FeedChange[],
+  positions: FeedPositions,
+  pushed: string[],
+): FeedRunState {
+  const ordered = changes
+    .map((c, i) => ({ c, i, t: c.at ? Date.parse(c.at) : Number.NaN }))
+    .sort((a, b) => (Number.isNaN(a.t) || Number.isNaN(b.t) ? a.i - b.i : a.t - b.t || a.i - b.i));
+  const last = new Map<string, FeedChange['kind']>();
+  for (const { c } of ordered) {
+    const url = o.normalize(c.url);
+    if (url) last.set(url, c.kind);
+  }
+  const { valid, refused } = scopedSeeds(o.catalog, [...last.keys()]);
+  if (refused.length > 0)
+    o.log.info({ refused: refused.length, example: refused[0] }, 'change feeds: urls outside the catalog left out');
+  return {
+    changed: valid.filter((u) => last.get(u) === 'changed'),
+    deleted: valid.filter((u) => last.get(u) === 'deleted'),
+    positions,
+    pushed,
+  };
+}
+
+/** A feed request as a page's: robots.txt asked first, then the host's politeness slot. */
+function politeFeedFetch(o: ChangeFeedsOptions): FeedFetch {
+  return async (url) => {
+    if (o.robots && !(await o.robots.isAllowed(url))) throw new Error(`robots.txt refuses ${url}`);
+    const release = await o.politeness.acquire(new URL(url).host);
+    try {
+      return await o.fetchText(url);
+    } finally {
+      release();
+    }
+  };
+}
+
+function settling(
+  o: ChangeFeedsOptions,
+  changed: ChangedUrls | undefined,
+  seeds: string[],
+  summary: string | undefined,
+  positions: FeedPositions,
+  pushed: string[],
+): RunChangeFeeds {
+  return {
+    changed,
+    seeds,
+    summary,
+    settle: async (ended) => {
+      // Only a session that reached its end fetched what the feeds named; a stopped one keeps its set for resume.
+      if (ended.reason !== 'frontier-drained') return;
+      if (o.action === 'merge' || o.action === 'resume') {
+        await settleRunState(o.blobs, o.catalog.id, o.version, positions, pushed);
+      } else await writePositions(o.blobs, o.catalog.id, positions);
+    },
+  };
+}
