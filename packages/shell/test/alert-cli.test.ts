@@ -114,7 +114,11 @@ describe('greenfinger alert / --webhook', () => {
     const badMode = await cli(['alert', 'add', '--name', 'fx', 'x', '--mode', 'fuzzy', '--data', data]);
     expect(badMode.code).toBe(2);
     expect(badMode.err).toContain('--mode takes words, meaning, hybrid, got "fuzzy"');
-    expect((await cli(['alert', 'remove', row.id, '--name', 'fx', '--data', data])).code).toBe(0);
+    // By id, no catalog named: found in whichever catalog holds it.
+    expect((await cli(['alert', 'remove', row.id, '--data', data])).code).toBe(0);
+    const nowhere = await cli(['alert', 'remove', row.id, '--data', data]);
+    expect(nowhere.code).not.toBe(0);
+    expect(nowhere.err).toContain(`no catalog has an alert "${row.id}"`);
     const gone = await cli(['alert', 'remove', row.id, '--name', 'fx', '--data', data]);
     expect(gone.code).not.toBe(0);
     expect(gone.err.trim().split('\n')).toHaveLength(1);

@@ -119,19 +119,24 @@ export class AlertService {
   }
 
   /**
-   * Remove a saved search by id (or by its name) from a catalog.
-   * @throws CrawlerError NOT_FOUND when the catalog has none such
+   * Remove a saved search by id (or by its name) from a catalog; without a catalog, by its id from whichever catalog
+   * holds it.
+   * @throws CrawlerError NOT_FOUND when there is none such
    */
-  async remove(ref: CatalogRef, idOrName: string): Promise<AlertRow> {
-    const catalog = await (await this.#d.catalogs()).get(ref);
+  async remove(ref: CatalogRef | undefined, idOrName: string): Promise<AlertRow> {
+    const catalogs = await this.#d.catalogs();
     const store = await this.#store();
-    const row = (await store.list(catalog.id)).find((a) => a.id === idOrName || a.name === idOrName);
-    if (!row || !(await store.delete(catalog.id, row.id))) {
-      throw new CrawlerError('NOT_FOUND', `"${catalog.name}" has no alert "${idOrName}"`, {
-        fix: `see greenfinger alert list --name ${catalog.name}`,
-      });
+    const scope = ref ? [await catalogs.get(ref)] : await catalogs.list();
+    for (const catalog of scope) {
+      const row = (await store.list(catalog.id)).find((a) => a.id === idOrName || (ref && a.name === idOrName));
+      if (row && (await store.delete(catalog.id, row.id))) return row;
     }
-    return row;
+    const named = ref ? scope[0]?.name : undefined;
+    throw new CrawlerError(
+      'NOT_FOUND',
+      named ? `"${named}" has no alert "${idOrName}"` : `no catalog has an alert "${idOrName}"`,
+      { fix: `see greenfinger alert list --name ${named ?? 'CATALOG'}` },
+    );
   }
 
   /** The last delivery to each webhook url of a catalog. */

@@ -30,7 +30,7 @@ export const ALERT_GROUP: GroupSpec = {
     'greenfinger alert add --name docs "deprecated"',
     'greenfinger alert add --name docs "breaking change in the api" --mode hybrid --label api-breaks',
     'greenfinger alert list --name docs',
-    'greenfinger alert remove al-3f9c2a1b07 --name docs',
+    'greenfinger alert remove al-3f9c2a1b07',
   ],
 };
 
@@ -107,13 +107,14 @@ export const ALERT_COMMANDS: CommandSpec[] = [
   defineCommand<AlertOptions>({
     cli: 'alert remove',
     prompt: 'alert-remove',
-    summary: 'Remove a saved search from a catalog, by its id (or its name).',
-    args: [{ name: '<id>', description: 'the alert id (alert list shows it) or its name' }],
+    summary: 'Remove a saved search by its id (or, with the catalog named, by its name).',
+    args: [{ name: '<id>', description: 'the alert id (alert list shows it), or its name with --name CATALOG' }],
     options: catalogRefOptions('print exactly one JSON document: the alert removed'),
-    examples: ['greenfinger alert remove al-3f9c2a1b07 --name docs'],
+    examples: ['greenfinger alert remove al-3f9c2a1b07', 'greenfinger alert remove deprecated --name docs'],
     run: async (ctx, [id = ''], opts) => {
-      const ref = catalogRefOf(opts, ctx.io, 'alert remove');
-      if (!ref) return EXIT.usage;
+      const named = [opts.id, opts.name, opts.url].some((v) => v !== undefined);
+      const ref = named ? catalogRefOf(opts, ctx.io, 'alert remove') : undefined;
+      if (named && !ref) return EXIT.usage;
       const row = await (await ctx.gf()).alerts.remove(ref, id);
       ctx.io.out(opts.json ? `${JSON.stringify(row)}\n` : `removed alert ${row.id} "${row.name}"\n`);
       return EXIT.ok;
