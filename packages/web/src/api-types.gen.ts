@@ -112,6 +112,7 @@ export interface CatalogSettings {
   }>;
   schedule?: string;
   webhooks?: string[];
+  changeFeeds?: string[];
   postImportLinks?: boolean;
   priorityWeights?: {
     depth?: number;
@@ -545,6 +546,18 @@ export interface ApiAnswers {
   'POST /v2/catalog/{ref}/alerts': Alert;
   /** Remove a saved search, by its id (or its name) */
   'DELETE /v2/catalog/{ref}/alerts/{alert}': Alert;
+  /** Record urls as changed (a CMS webhook): the catalog's next merge fetches them whatever its change feeds say; urls outside the catalog are refused and listed */
+  'POST /v2/catalog/{ref}/changed': {
+    catalog: {
+      id: string;
+      name: string;
+    };
+    recorded: string[];
+    refused: Array<{
+      url: string;
+      reason: string;
+    }>;
+  };
   /** The change set of the latest run that published (urls added, changed with a short diff, removed), or of every run since a version or a date, folded into one */
   'GET /v2/catalog/{ref}/changes': Changes;
   /** One catalog with every setting, defaults applied */
@@ -627,6 +640,9 @@ export interface ApiBodies {
     mode?: 'words' | 'meaning' | 'hybrid';
     /** unique in the catalog (default: the query) */
     name?: string;
+  };
+  'POST /v2/catalog/{ref}/changed': {
+    urls: string[];
   };
   'POST /v2/crawl/start': {
     crawlPage: string;
