@@ -139,7 +139,9 @@ export function formatResults(r: SearchResponse): string {
     const hl = h.highlights[0] ? `\n     ${strip(h.highlights[0]).replace(/\s+/g, ' ').slice(0, 200)}` : '';
     const pic = h as Partial<PictureSearchHit>;
     const pages = Array.isArray(pic.pages) ? picturePages(pic.pages, pic.pageCount) : '';
-    return `${String(i + 1).padStart(3)}. ${h.title}\n     ${h.url}  [${h.catalog} v${h.version}, score ${h.score.toFixed(3)}]${hl}${pages}`;
+    // A blank query's listing has no score: it says when each page was fetched (newest first).
+    const how = h.fetchedAt ? `fetched ${h.fetchedAt}` : `score ${h.score.toFixed(3)}`;
+    return `${String(i + 1).padStart(3)}. ${h.title}\n     ${h.url}  [${h.catalog} v${h.version}, ${how}]${hl}${pages}`;
   });
   lines.push(
     `${r.mode}: ${r.results.length} of ${n(r.total)} in ${r.elapsedMs} ms${r.nextCursor ? ` — next page: --cursor ${r.nextCursor}` : ''}`,

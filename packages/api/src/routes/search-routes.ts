@@ -1,4 +1,4 @@
-import { SEARCH_MODES, type SearchMode } from '@greenfinger/core';
+import { CATALOG_CATS, SEARCH_MODES, type SearchMode } from '@greenfinger/core';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { ok } from '../envelope.js';
@@ -11,6 +11,8 @@ interface SearchQuery {
   cursor?: string;
   offset?: number;
   preferDetailPages?: boolean;
+  cat?: string;
+  version?: number;
 }
 
 const querystring = {
@@ -33,8 +35,19 @@ const querystring = {
     offset: {
       type: 'integer',
       minimum: 0,
-      maximum: 1000,
-      description: 'meaning and hybrid: results to skip (instead of cursor)',
+      description:
+        'meaning, hybrid and pictures: results to skip (instead of cursor), at most 1000 (deeper: 400 naming offset)',
+    },
+    cat: {
+      type: 'string',
+      maxLength: 40,
+      description: `only catalogs of this category (the catalog's settings.cat): ${CATALOG_CATS.join(', ')}`,
+    },
+    version: {
+      type: 'integer',
+      minimum: 0,
+      description:
+        'search this kept version instead of the published one (needs exactly one catalog); every mode answers from it alone',
     },
     preferDetailPages: {
       type: 'boolean',
@@ -54,7 +67,9 @@ const imagesQuerystring = {
     catalog: querystring.properties.catalog,
     size: querystring.properties.size,
     cursor: querystring.properties.cursor,
-    offset: { ...querystring.properties.offset, description: 'results to skip (instead of cursor)' },
+    offset: { ...querystring.properties.offset, description: 'results to skip (instead of cursor), at most 1000' },
+    cat: querystring.properties.cat,
+    version: querystring.properties.version,
   },
 } as const;
 
@@ -73,6 +88,8 @@ export function searchRoutes(app: FastifyInstance, ctx: ApiContext): void {
       size: query.size,
       cursor: query.cursor ?? (query.offset !== undefined ? String(query.offset) : undefined),
       preferDetailPages: query.preferDetailPages,
+      cat: query.cat,
+      version: query.version,
     });
     return ok({
       mode: r.mode,

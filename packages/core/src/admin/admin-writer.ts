@@ -145,11 +145,23 @@ export class LocalAdminWriter implements AdminWriter {
     return this.#serial(catalog.id, () => this.#save(catalog));
   }
 
-  updateDefinition(catalogId: string, definition: CatalogDefinitionFields): Promise<Catalog> {
-    return this.#serial(catalogId, async () => {
+  /** Saves a catalog's definition; a published one's search entry follows its name, url and category. */
+  async updateDefinition(catalogId: string, definition: CatalogDefinitionFields): Promise<Catalog> {
+    const saved = await this.#serial(catalogId, async () => {
       const { name, url, startUrl, settings } = definition;
       return this.#save({ ...(await this.#get(catalogId)), name, url, startUrl, settings });
     });
+    const entry = await this.#f.published.resolve(catalogId);
+    if (entry && (entry.name !== saved.name || entry.url !== saved.url || entry.cat !== saved.settings.cat)) {
+      await this.#f.published.publish({
+        ...entry,
+        name: saved.name,
+        url: saved.url,
+        cat: saved.settings.cat,
+        updatedAt: undefined,
+      });
+    }
+    return saved;
   }
 
   async #save(catalog: Catalog): Promise<Catalog> {
@@ -309,6 +321,7 @@ export class LocalAdminWriter implements AdminWriter {
       catalogId: catalog.id,
       name: catalog.name,
       url: catalog.url,
+      cat: catalog.settings.cat,
       searchVersion,
       ...(reads && reads.version !== searchVersion ? { meaningVersion: reads.version } : {}),
       ...(reads?.embedding ? { embedding: reads.embedding } : {}),

@@ -19,6 +19,8 @@ export interface PublishedCatalog {
   catalogId: string;
   name: string;
   url: string;
+  /** The catalog's category (`settings.cat`): what search's `cat` filter matches. Absent in a record written before. */
+  cat?: string | undefined;
   /** The version words search reads (and meaning search, unless `meaningVersion` says otherwise); -1 = nothing yet. */
   searchVersion: number;
   /**
@@ -83,6 +85,7 @@ export class PublishedCatalogs {
       catalogId: catalog.catalogId,
       name: catalog.name,
       url: catalog.url,
+      ...(catalog.cat ? { cat: catalog.cat } : {}),
       searchVersion: catalog.searchVersion,
       ...(meaning !== undefined && meaning !== catalog.searchVersion ? { meaningVersion: meaning } : {}),
       ...(catalog.embedding ? { embedding: { ...catalog.embedding } } : {}),

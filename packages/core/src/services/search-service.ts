@@ -7,7 +7,9 @@ import type { WordsHit } from '../index/search-index.js';
 import { uniquePictures } from '../index/sqlite-fts-index.js';
 import { MAX_MEANING_OFFSET, type MeaningHit, VectorSearcher } from '../vector/vector-searcher.js';
 import { fuseRanks, fusionDepth } from './hybrid-search.js';
+import { keptListing } from './kept-listing.js';
 import { findPictures, type PagePicture, type PictureFields, pictureTitle } from './picture-search.js';
+import { type ScopedCatalog, type ScopeRequest, searchScopes } from './search-scope.js';
 
 /**
  * words: the full-text index; meaning: the text vectors; hybrid: both, fused by rank (hybrid-search.ts);
@@ -18,18 +20,19 @@ export type SearchMode = 'words' | 'meaning' | 'hybrid' | 'pictures';
 /** Every search mode, in the order front ends offer them. */
 export const SEARCH_MODES: readonly SearchMode[] = ['hybrid', 'words', 'meaning', 'pictures'];
 
-export interface SearchRequest {
+export interface SearchRequest extends ScopeRequest {
   q: string;
   /**
    * `auto` (what the CLI, the prompt, the API and the page ask for when no mode is given): hybrid when a catalog
    * searched has text vectors, else words; the answer says which. @default 'words'
    */
   mode?: SearchMode | 'auto' | undefined;
-  /** Catalog ids or names; all published catalogs when empty. */
-  catalogs?: string[] | undefined;
   /** @default 10 */
   size?: number | undefined;
-  /** words: the previous page's nextCursor; meaning and hybrid: the offset as a string. */
+  /**
+   * words and the blank query's listing: the previous page's nextCursor (a keyset: a deep page costs what the first
+   * does); meaning, hybrid and pictures: the offset as a string, at most 1,000.
+   */
   cursor?: string | undefined;
   /** Rank detail pages above listings. @default true */
   preferDetailPages?: boolean | undefined;
@@ -45,8 +48,10 @@ export interface SearchHit {
   score: number;
   highlights: string[];
   textPath: string;
-  /** The page's pictures, deduplicated by image id (pages modes; a blank query's listing has none). */
+  /** The page's pictures, deduplicated by image id. */
   pictures?: PagePicture[] | undefined;
+  /** A blank query's listing: when the page was fetched (it lists newest first). */
+  fetchedAt?: string | undefined;
 }
 
 /** A result of pictures mode: one picture (title: its alt text; url: the picture's own url). */
@@ -96,18 +101,18 @@ export class SearchService {
    * The mode a request answers in (`auto` resolved; a blank query lists what was kept, as words), without searching:
    * lets a front end send words searches to threads of their own and keep the ones that embed a query by the model.
    */
-  async modeFor(req: Pick<SearchRequest, 'q' | 'mode' | 'catalogs'>): Promise<SearchMode> {
+  async modeFor(req: Pick<SearchRequest, 'q' | 'mode' | 'catalogs' | 'cat' | 'version'>): Promise<SearchMode> {
     const asked = req.mode ?? 'words';
     if (asked !== 'auto') return asked;
     if (req.q.trim() === '') return 'words';
-    return this.defaultMode(await this.scopes(req.catalogs));
+    return this.defaultMode(await this.scopes(req));
   }
 
   /**
    * The mode a search without one answers in: hybrid when any of these catalogs has text vectors for the version
    * meaning search reads, else words. A data root that never wrote vectors is told apart without loading a model.
    */
-  async defaultMode(published: Array<PublishedCatalog & { version: number }>): Promise<SearchMode> {
+  async defaultMode(published: Array<ScopedCatalog>): Promise<SearchMode> {
     const keys = published.map((c) => `${c.catalogId}:${meaningVersionOf(c)}`);
     if (keys.some((k) => this.#withVectors.has(k))) return 'hybrid';
     if (!existsSync(join(this.#gf.layout.user, 'vector'))) return 'words';
@@ -125,75 +130,12 @@ export class SearchService {
     return 'words';
   }
 
-  /** Published catalogs search may read, narrowed to the ones named. */
-  async scopes(names?: string[]): Promise<Array<PublishedCatalog & { version: number }>> {
-    const all = await this.#gf.published.list();
-    let chosen = all;
-    if (names && names.length > 0) {
-      chosen = [];
-      for (const n of names) {
-        const found = all.find((c) => c.catalogId === n || c.name === n);
-        if (!found) {
-          throw new CrawlerError('NOT_FOUND', `no published catalog "${n}"`, {
-            fix: all.length
-              ? `published: ${all.map((c) => c.name).join(', ')}`
-              : 'crawl a site first: greenfinger crawl --url <site>',
-          });
-        }
-        chosen.push(found);
-      }
-    }
-    return chosen.filter((c) => c.searchVersion >= 0).map((c) => ({ ...c, version: c.searchVersion }));
-  }
-
   /**
-   * A blank query lists what was kept: the pages of the published versions, catalog by catalog in name order and each
-   * catalog's pages in id order (a hash of the url: no order of time), `size` at a time (the only answer read from the
-   * database, since there is nothing to rank).
+   * Published catalogs search may read, narrowed to the ones named and to a category, each at its published version
+   * or at the kept version asked for (search-scope.ts).
    */
-  async #kept(
-    published: Array<PublishedCatalog & { version: number }>,
-    size: number,
-    cursor: string | undefined,
-    started: number,
-    mode: SearchMode,
-  ): Promise<SearchResponse> {
-    const offset = keptOffset(cursor);
-    const resources = (await this.#gf.database()).resources;
-    const results: SearchHit[] = [];
-    let total = 0;
-    for (const c of published) {
-      const counted = (await resources.count(c.catalogId, c.version)).resources;
-      if (results.length < size && offset < total + counted) {
-        let seen = total;
-        for await (const rows of resources.iterateResources(c.catalogId, c.version)) {
-          for (const r of rows) {
-            if (seen++ < offset || results.length >= size) continue;
-            results.push({
-              id: r.id,
-              title: r.title,
-              url: r.url,
-              catalog: c.name,
-              catalogId: c.catalogId,
-              version: c.version,
-              score: 0,
-              highlights: [],
-              textPath: r.textPath,
-            });
-          }
-          if (results.length >= size) break;
-        }
-      }
-      total += counted;
-    }
-    const next = offset + results.length;
-    return {
-      mode,
-      results,
-      total,
-      nextCursor: next < total ? String(next) : null,
-      elapsedMs: Math.round(performance.now() - started),
-    };
+  scopes(req: ScopeRequest | string[] = {}): Promise<ScopedCatalog[]> {
+    return searchScopes(this.#gf, Array.isArray(req) ? { catalogs: req } : req);
   }
 
   async search(req: SearchRequest): Promise<SearchResponse> {
@@ -204,15 +146,17 @@ export class SearchService {
         fix: 'use a whole number from 1 to 1000',
       });
     }
-    const published = await this.scopes(req.catalogs);
+    const published = await this.scopes(req);
     if (published.length === 0) {
       throw new CrawlerError('NOT_FOUND', 'nothing has been published to search yet', {
         fix: 'a crawl publishes its version when it ends normally: greenfinger crawl --url <site>',
       });
     }
     const asked = req.mode ?? 'words';
-    if (req.q.trim() === '' && asked !== 'pictures')
-      return this.#kept(published, size, req.cursor, started, asked === 'auto' ? 'words' : asked);
+    if (req.q.trim() === '' && asked !== 'pictures') {
+      const kept = await keptListing(this.#gf, published, size, req.cursor);
+      return { mode: asked === 'auto' ? 'words' : asked, ...kept, elapsedMs: Math.round(performance.now() - started) };
+    }
     const mode = asked === 'auto' ? await this.defaultMode(published) : asked;
     if (mode === 'pictures') {
       return { ...(await this.#pictures(req, published, size)), elapsedMs: Math.round(performance.now() - started) };
@@ -230,7 +174,7 @@ export class SearchService {
   /** One result per picture, ranked over the picture records of the versions in scope; paged by offset. */
   async #pictures(
     req: SearchRequest,
-    published: Array<PublishedCatalog & { version: number }>,
+    published: Array<ScopedCatalog>,
     size: number,
   ): Promise<Omit<SearchResponse, 'elapsedMs'>> {
     const offset = offsetOf(req.cursor, 'pictures');
@@ -282,7 +226,7 @@ export class SearchService {
 
   async #words(
     req: SearchRequest,
-    published: Array<PublishedCatalog & { version: number }>,
+    published: Array<ScopedCatalog>,
     size: number,
   ): Promise<Omit<SearchResponse, 'elapsedMs'>> {
     const r = await this.#gf.index().search({
@@ -305,12 +249,7 @@ export class SearchService {
    * Meaning reads the version the registry names for it: while a rebuilt version's vectors are being written, the
    * previous complete one; else the served one, with the vectors written so far.
    */
-  async #meaningHits(
-    req: SearchRequest,
-    published: Array<PublishedCatalog & { version: number }>,
-    size: number,
-    offset: number,
-  ) {
+  async #meaningHits(req: SearchRequest, published: Array<ScopedCatalog>, size: number, offset: number) {
     const meaningScopes = published.map((c) => ({ catalogId: c.catalogId, version: meaningVersionOf(c) }));
     const searcher = new VectorSearcher({ store: await this.#gf.vectors(), embedder: await this.#gf.embedding() });
     return searcher.search({ q: req.q, scopes: meaningScopes, size, offset, preferDetailPages: req.preferDetailPages });
@@ -318,7 +257,7 @@ export class SearchService {
 
   async #meaning(
     req: SearchRequest,
-    published: Array<PublishedCatalog & { version: number }>,
+    published: Array<ScopedCatalog>,
     size: number,
   ): Promise<Omit<SearchResponse, 'elapsedMs'>> {
     const offset = offsetOf(req.cursor, 'meaning');
@@ -345,7 +284,7 @@ export class SearchService {
    */
   async #hybrid(
     req: SearchRequest,
-    published: Array<PublishedCatalog & { version: number }>,
+    published: Array<ScopedCatalog>,
     size: number,
   ): Promise<Omit<SearchResponse, 'elapsedMs'>> {
     const offset = offsetOf(req.cursor, 'hybrid');
@@ -409,9 +348,13 @@ function offsetOf(cursor: string | undefined, mode: SearchMode): number {
     });
   }
   if (offset > MAX_MEANING_OFFSET) {
-    throw new CrawlerError('BAD_INPUT', `offset ${offset} is deeper than ${mode} search goes (${MAX_MEANING_OFFSET})`, {
-      fix: 'narrow the query or the catalogs instead of paging further',
-    });
+    throw new CrawlerError(
+      'BAD_INPUT',
+      `offset ${offset} (cursor) is deeper than ${mode} search pages: at most ${MAX_MEANING_OFFSET}`,
+      {
+        fix: 'narrow the query, the catalogs or the category instead of paging further, or search by words (mode words), whose cursor pages to any depth',
+      },
+    );
   }
   return offset;
 }
@@ -427,17 +370,6 @@ function embeddingNotice(published: PublishedCatalog[]): EmbeddingNotice | undef
     complete: sum('complete'),
     catalogs: partial.map((c) => c.name),
   };
-}
-
-/** A cursor of the blank-query listing: how many pages come before this page of it. */
-function keptOffset(cursor: string | undefined): number {
-  const offset = cursor ? Number.parseInt(cursor, 10) : 0;
-  if (!Number.isInteger(offset) || offset < 0 || offset > 10_000_000) {
-    throw new CrawlerError('BAD_INPUT', `cursor "${cursor}" is not an offset`, {
-      fix: 'pass the nextCursor of the previous answer',
-    });
-  }
-  return offset;
 }
 
 /** A result as every front end shows it, from a words or a meaning hit. */

@@ -341,6 +341,12 @@ export class PgRecordDatabase implements RecordDatabase {
               `${resourceSelect} WHERE catalog_id = $1 AND version = $2 AND id = ANY($3::text[]) ORDER BY id`,
               [catalogId, version, [...ids]],
             ),
+      newestResources: (catalogId: string, version: number, limit: number, after?: { fetchedAt: string; id: string }) =>
+        this.many(
+          RESOURCE,
+          `${resourceSelect} WHERE catalog_id = $1 AND version = $2 AND ($3::timestamptz IS NULL OR fetched_at < $3 OR (fetched_at = $3 AND id > $4)) ORDER BY fetched_at DESC, id LIMIT $5`,
+          [catalogId, version, after?.fetchedAt ?? null, after?.id ?? null, limit],
+        ),
       imagesOfResource: (resourceId: string) =>
         this.many(
           IMAGE_WITH_REF,

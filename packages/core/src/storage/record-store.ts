@@ -27,6 +27,16 @@ export interface ResourceRecordStore {
   listResourceIds(catalogId: string, version: number): Promise<string[]>;
   /** The rows of these ids in one version, in id order; ids not in that version are left out. */
   resourcesByIds(catalogId: string, version: number, ids: readonly string[]): Promise<ResourceRow[]>;
+  /**
+   * A version's pages newest fetch first (fetched_at desc, then id), `limit` of them after `after` (the last row of
+   * the previous page): what a blank search lists. A keyset, so a deep page costs what the first one does.
+   */
+  newestResources(
+    catalogId: string,
+    version: number,
+    limit: number,
+    after?: { fetchedAt: string; id: string } | undefined,
+  ): Promise<ResourceRow[]>;
   imagesOfResource(resourceId: string): Promise<Array<ImageRow & { alt: string; surroundingText: string }>>;
   count(
     catalogId: string,

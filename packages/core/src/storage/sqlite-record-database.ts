@@ -315,6 +315,18 @@ export class SqliteRecordDatabase implements RecordDatabase {
               version,
               JSON.stringify(ids),
             ),
+      newestResources: (catalogId: string, version: number, limit: number, after?: { fetchedAt: string; id: string }) =>
+        this.many(
+          RESOURCE,
+          `${resourceSelect} WHERE catalog_id = ? AND version = ? AND (? IS NULL OR fetched_at < ? OR (fetched_at = ? AND id > ?)) ORDER BY fetched_at DESC, id LIMIT ?`,
+          catalogId,
+          version,
+          after?.fetchedAt ?? null,
+          after?.fetchedAt ?? null,
+          after?.fetchedAt ?? null,
+          after?.id ?? null,
+          limit,
+        ),
       imagesOfResource: (resourceId: string) =>
         this.many(
           IMAGE_WITH_REF,

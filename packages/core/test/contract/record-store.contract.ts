@@ -383,6 +383,28 @@ export function describeRecordDatabaseContract(name: string, open: () => Promise
         expect(await db.resources.listResourceIds(catalog.id, 9)).toEqual([]);
       });
 
+      it('lists a version newest fetch first (ties by id), a keyset page at a time (the blank search)', async () => {
+        const catalog = makeCatalog();
+        const at = (i: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, i % 4)).toISOString();
+        const rows = Array.from({ length: 11 }, (_, i) => makeResource(catalog.id, 6, `/n/${i}`, { fetchedAt: at(i) }));
+        await db.resources.saveResources(rows);
+        await db.resources.saveResources([makeResource(catalog.id, 7, '/n/other-version', { fetchedAt: at(9) })]);
+        const expected = [...rows].sort(
+          (a, b) => Date.parse(b.fetchedAt) - Date.parse(a.fetchedAt) || (a.id < b.id ? -1 : 1),
+        );
+        const seen: string[] = [];
+        let after: { fetchedAt: string; id: string } | undefined;
+        for (let i = 0; i < 10; i++) {
+          const page = await db.resources.newestResources(catalog.id, 6, 4, after);
+          seen.push(...page.map((r) => r.id));
+          const last = page.at(-1);
+          if (page.length < 4 || !last) break;
+          after = { fetchedAt: last.fetchedAt, id: last.id };
+        }
+        expect(seen).toEqual(expected.map((r) => r.id));
+        expect(await db.resources.newestResources(catalog.id, 9, 4)).toEqual([]);
+      });
+
       it('writes a large batch in one call', async () => {
         const catalog = makeCatalog();
         const rows = Array.from({ length: 3000 }, (_, i) => makeResource(catalog.id, 1, `/bulk/${i}`));

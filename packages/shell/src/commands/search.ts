@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CrawlerError, envDataStore, SEARCH_MODES, type SearchMode } from '@greenfinger/core';
+import { CATALOG_CATS, CrawlerError, envDataStore, SEARCH_MODES, type SearchMode } from '@greenfinger/core';
 import { intArg, listArg } from '../args.js';
 import { type CommandSpec, defineCommand } from '../command-spec.js';
 import { formatResults } from '../format.js';
@@ -13,6 +13,8 @@ interface SearchOptions {
   catalog?: string[];
   size?: number;
   cursor?: string;
+  cat?: string;
+  version?: number;
   json?: boolean;
   data?: string;
 }
@@ -41,7 +43,21 @@ export const SEARCH_COMMAND = defineCommand<SearchOptions>({
       parse: listArg,
     },
     { flags: '--size <n>', description: 'results per page (1-1000, default 10)', parse: intArg('--size', 1) },
-    { flags: '--cursor <cursor>', description: 'the nextCursor of the previous page' },
+    {
+      flags: '--cursor <cursor>',
+      description:
+        'the nextCursor of the previous page (words and a blank query: to any depth; meaning, hybrid, pictures: an offset up to 1000)',
+    },
+    {
+      flags: '--cat <category>',
+      description: `only catalogs of this category (the catalog's settings.cat: ${CATALOG_CATS.join(', ')})`,
+    },
+    {
+      flags: '--version <n>',
+      description:
+        'search this kept version of one catalog (with --catalog) instead of the published one; every mode answers from it alone',
+      parse: intArg('--version', 0),
+    },
     dataOption(),
     jsonOption(
       'print exactly one JSON document: {mode, results, total, nextCursor}; pictures results add pictureUrl, file, width, height, caption, pages',
@@ -54,12 +70,16 @@ export const SEARCH_COMMAND = defineCommand<SearchOptions>({
     'greenfinger search "how do I read a file line by line" --mode meaning --size 5 --json',
     'greenfinger search "ferry timetable" --no-prefer-detail-pages',
     'greenfinger search "the dialog for exporting webp images" --mode pictures --json',
+    'greenfinger search "opening hours" --catalog harbour --version 3',
+    'greenfinger search "election results" --cat news',
+    'greenfinger search "" --size 20    # a blank query lists what was kept, newest fetch first',
   ],
   promptExamples: [
     'search json dumps',
     'search how do I read a file line by line --mode meaning --size 5',
     'search the dialog for exporting webp images --mode pictures',
-    'search            # a blank query lists what was kept: catalogs by name, pages in id order (not by date)',
+    'search opening hours --catalog harbour --version 3',
+    'search            # a blank query lists what was kept: newest fetch first, each with its opening text',
   ],
   run: async (ctx, args, opts) => {
     if (ctx.mode === 'cli') mustExist(resolve(opts.data ?? envDataStore()));
@@ -71,6 +91,8 @@ export const SEARCH_COMMAND = defineCommand<SearchOptions>({
       size: opts.size ?? 10,
       cursor: opts.cursor,
       preferDetailPages: opts.preferDetailPages,
+      cat: opts.cat,
+      version: opts.version,
     });
     if (opts.json) {
       const results = r.results.map((h) => {
