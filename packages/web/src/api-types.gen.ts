@@ -377,6 +377,8 @@ export interface SearchHit {
   /** Pictures mode: the pages that show it (the first 100). */
   pages?: PicturePage[];
   pageCount?: number;
+  /** A blank query's listing (newest fetch first): when the page was fetched. */
+  fetchedAt?: string;
 }
 
 export interface SearchPage {

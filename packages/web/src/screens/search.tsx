@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, getBlob, qs } from '../api';
-import type { Catalog, SearchHit, SearchPage } from '../api-types.gen';
+import type { ApiAnswers, Catalog, SearchHit, SearchPage, VersionRow } from '../api-types.gen';
 import { Highlight } from '../highlight';
 import { Empty, ErrorLine, go, href, Loading, message, ScreenTitle } from '../ui';
 
@@ -13,6 +13,15 @@ const MODES: Array<[Mode, string]> = [
   ['meaning', 'Meaning'],
   ['pictures', 'Pictures'],
 ];
+
+/** What the address holds besides the query: every choice of the form. */
+interface Choice {
+  mode: Mode;
+  catalog: string;
+  cat: string;
+  version: string;
+  detail: string;
+}
 
 interface Picture {
   key: string;
@@ -41,18 +50,38 @@ async function picturesOf(hits: SearchHit[], signal: AbortSignal): Promise<Pictu
   return out;
 }
 
+/** A version's line in the picker: its number and what it is (the one served, an older one kept, being written). */
+function versionLabel(v: VersionRow): string {
+  const what = v.serving
+    ? 'served'
+    : v.state === 'running'
+      ? 'being written'
+      : v.published
+        ? 'kept'
+        : v.state === 'incomplete'
+          ? 'incomplete'
+          : v.state;
+  return `Version ${v.version} · ${what} · ${v.saved} pages`;
+}
+
 /**
- * One box, the modes (the default, hybrid, words, meaning, pictures: one card per picture), a catalog filter, the
- * detail-pages toggle (`detail=off` in the address), cursor paging. The status line says which mode answered.
+ * One box, the modes (the default, hybrid, words, meaning, pictures: one card per picture), a catalog filter, a
+ * category filter (`cat`), a version picker once one catalog is chosen (`version`: search a kept version instead of
+ * the served one), the detail-pages toggle (`detail=off` in the address), cursor paging. The status line says which
+ * mode answered.
  */
 export function Search({ query }: { query: URLSearchParams }) {
   const q = query.get('q') ?? '';
   const mode = (query.get('mode') as Mode | null) ?? '';
   const catalog = query.get('catalog') ?? '';
+  const cat = query.get('cat') ?? '';
+  const version = catalog ? (query.get('version') ?? '') : '';
   const detail = query.get('detail') === 'off' ? 'off' : '';
   const cursor = query.get('cursor') ?? '';
   const [text, setText] = useState(q);
   const [catalogs, setCatalogs] = useState<Catalog[]>([]);
+  const [cats, setCats] = useState<ApiAnswers['GET /v2/catalog/cats']>([]);
+  const [versions, setVersions] = useState<VersionRow[]>([]);
   const [page, setPage] = useState<SearchPage | null>(null);
   const [pictures, setPictures] = useState<Picture[] | null>(null);
   const [error, setError] = useState('');
@@ -61,7 +90,18 @@ export function Search({ query }: { query: URLSearchParams }) {
 
   useEffect(() => {
     get<Catalog[]>('/v2/catalog').then(setCatalogs, () => undefined);
+    get<ApiAnswers['GET /v2/catalog/cats']>('/v2/catalog/cats').then(setCats, () => undefined);
   }, []);
+  useEffect(() => {
+    setVersions([]);
+    if (!catalog) return;
+    const ac = new AbortController();
+    get<VersionRow[]>(`/v2/crawl/${encodeURIComponent(catalog)}/versions`, ac.signal).then(
+      (rows) => !ac.signal.aborted && setVersions(rows),
+      () => undefined,
+    );
+    return () => ac.abort();
+  }, [catalog]);
   useEffect(() => setText(q), [q]);
 
   useEffect(() => {
@@ -76,6 +116,8 @@ export function Search({ query }: { query: URLSearchParams }) {
         q,
         mode,
         catalog,
+        cat,
+        version,
         size: mode === 'pictures' ? 20 : 10,
         cursor,
         preferDetailPages: detail === 'off' && mode !== 'pictures' ? false : undefined,
@@ -93,7 +135,7 @@ export function Search({ query }: { query: URLSearchParams }) {
       })
       .finally(() => !ac.signal.aborted && setBusy(false));
     return () => ac.abort();
-  }, [q, mode, catalog, detail, cursor, asked]);
+  }, [q, mode, catalog, cat, version, detail, cursor, asked]);
 
   useEffect(
     () => () => {
@@ -103,21 +145,26 @@ export function Search({ query }: { query: URLSearchParams }) {
   );
 
   // A choice made before the address caught up with the last one (a mode, then at once a catalog) keeps both.
-  const chosenNow = useRef<{ mode: Mode; catalog: string; detail: string }>({ mode, catalog, detail });
+  const chosenNow = useRef<Choice>({ mode, catalog, cat, version, detail });
   useEffect(() => {
-    chosenNow.current = { mode, catalog, detail };
-  }, [mode, catalog, detail]);
-  const run = (next: { mode?: Mode; catalog?: string; detail?: string }) => {
-    const wanted = {
-      mode: next.mode ?? chosenNow.current.mode,
-      catalog: next.catalog ?? chosenNow.current.catalog,
-      detail: next.detail ?? chosenNow.current.detail,
+    chosenNow.current = { mode, catalog, cat, version, detail };
+  }, [mode, catalog, cat, version, detail]);
+  const run = (next: Partial<Choice>) => {
+    const now = chosenNow.current;
+    const nextCatalog = next.catalog ?? now.catalog;
+    const wanted: Choice = {
+      mode: next.mode ?? now.mode,
+      catalog: nextCatalog,
+      cat: next.cat ?? now.cat,
+      // A version belongs to one catalog: choosing another catalog (or none) goes back to the served version.
+      version: nextCatalog === now.catalog ? (next.version ?? now.version) : '',
+      detail: next.detail ?? now.detail,
     };
     chosenNow.current = wanted;
     go('search', { q: text, ...wanted });
   };
 
-  const published = catalogs.filter((c) => c.searchVersion >= 0);
+  const published = catalogs.filter((c) => c.searchVersion >= 0 && (!cat || (c.settings.cat ?? 'other') === cat));
   const chosen = catalogs.find((c) => c.name === catalog || c.id === catalog);
   const noVectors = mode === 'meaning' && chosen && !(chosen.settings.outputs ?? []).includes('vector');
 
@@ -175,6 +222,30 @@ export function Search({ query }: { query: URLSearchParams }) {
               ))}
             </select>
           </div>
+          <div class="field">
+            <label for="search-cat">Category</label>
+            <select id="search-cat" value={cat} onChange={(e) => run({ cat: e.currentTarget.value })}>
+              <option value="">Every category</option>
+              {cats.map((c) => (
+                <option key={c.cat} value={c.cat}>
+                  {c.cat} ({c.catalogs})
+                </option>
+              ))}
+            </select>
+          </div>
+          {catalog ? (
+            <div class="field">
+              <label for="search-version">Version</label>
+              <select id="search-version" value={version} onChange={(e) => run({ version: e.currentTarget.value })}>
+                <option value="">The served version</option>
+                {versions.map((v) => (
+                  <option key={v.version} value={String(v.version)}>
+                    {versionLabel(v)}
+                  </option>
+                ))}
+              </select>
+            </div>
+          ) : null}
           <label class="check">
             <input
               type="checkbox"
@@ -187,11 +258,11 @@ export function Search({ query }: { query: URLSearchParams }) {
         </div>
         <p id="search-help" class="muted">
           {mode === ''
-            ? 'Best: hybrid (words and meaning fused) when the catalogs have text vectors, else words. A blank box lists what was kept.'
+            ? 'Best: hybrid (words and meaning fused) when the catalogs have text vectors, else words. A blank box lists what was kept, newest first.'
             : mode === 'hybrid'
               ? 'Hybrid: pages holding the words and pages about the same thing, fused by rank, one result per page.'
               : mode === 'words'
-                ? 'Words: pages holding these words, best first, with the passages that match. A blank box lists what was kept.'
+                ? 'Words: pages holding these words, best first, with the passages that match. A blank box lists what was kept, newest first.'
                 : mode === 'meaning'
                   ? 'Meaning: pages about the same thing, even in other words (catalogs with the vector output only).'
                   : 'Pictures: one result per picture kept, found by its alt text, caption, file name and the titles of the pages that show it; each links to those pages. A blank box lists the pictures shown on the most pages first.'}
@@ -255,7 +326,9 @@ export function Search({ query }: { query: URLSearchParams }) {
                     </p>
                   ))}
                   <p class="meta">
-                    {r.catalog} · version {r.version} · score {r.score.toFixed(2)} ·{' '}
+                    {r.catalog} · version {r.version} ·{' '}
+                    {r.fetchedAt ? `fetched ${new Date(r.fetchedAt).toLocaleString()}` : `score ${r.score.toFixed(2)}`}{' '}
+                    ·{' '}
                     <a href={href(`url/${r.id}`)} aria-label={`Stored copy and why: ${r.title || r.url}`}>
                       stored copy
                     </a>
@@ -299,9 +372,11 @@ export function Search({ query }: { query: URLSearchParams }) {
             )
           ) : null}
           <nav class="pager" aria-label="Result pages">
-            {cursor ? <a href={href('search', { q, mode, catalog, detail })}>First page</a> : null}
+            {cursor ? <a href={href('search', { q, mode, catalog, cat, version, detail })}>First page</a> : null}
             {page.nextCursor ? (
-              <a href={href('search', { q, mode, catalog, detail, cursor: page.nextCursor })}>Next page</a>
+              <a href={href('search', { q, mode, catalog, cat, version, detail, cursor: page.nextCursor })}>
+                Next page
+              </a>
             ) : null}
           </nav>
         </>
