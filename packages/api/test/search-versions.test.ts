@@ -289,6 +289,11 @@ describe('search scope: ?version=N answers from version N only, a rebuild never 
       expect(r.json().message).toMatch(/^offset \d+ \(cursor\) is deeper than \w+ search pages: at most 1000 — /);
     }
     expect((await get('q=ferry&mode=meaning&offset=1000&catalog=harbour')).statusCode).toBe(200);
+    const words = await get('q=ferry&mode=words&offset=10&catalog=harbour');
+    expect(words.statusCode).toBe(400);
+    expect(words.json().message).toMatch(
+      /^offset 10: words search pages by cursor, not by offset — pass the nextCursor/,
+    );
   });
 
   it('the CLI searches a kept version, and refuses a bad one in one line (exit 2)', async () => {

@@ -229,6 +229,11 @@ export class SearchService {
     published: Array<ScopedCatalog>,
     size: number,
   ): Promise<Omit<SearchResponse, 'elapsedMs'>> {
+    if (req.cursor !== undefined && /^\d+$/.test(req.cursor)) {
+      throw new CrawlerError('BAD_INPUT', `offset ${req.cursor}: words search pages by cursor, not by offset`, {
+        fix: 'pass the nextCursor of the previous page (offset is for meaning, hybrid and pictures)',
+      });
+    }
     const r = await this.#gf.index().search({
       q: req.q,
       scopes: published.map((c) => ({ catalogId: c.catalogId, version: c.version })),
