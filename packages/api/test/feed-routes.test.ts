@@ -52,4 +52,16 @@ describe('POST /v2/catalog/{ref}/changed', () => {
     expect(none.json().message).toMatch(/^urls: none is a url under https:\/\/wiki\.example\.org\//);
     expect((await post({ urls: [`${site}a`] }, 'admin', 'no-such-catalog')).statusCode).toBe(404);
   });
+
+  it('the setting through the catalog routes: changeFeeds stored and shown; a bad one a 400 naming it', async () => {
+    const put = (changeFeeds: string[]) =>
+      f.call({ method: 'PUT', url: `/v2/catalog/${catalog.id}`, payload: { settings: { changeFeeds } }, as: 'admin' });
+    const ok = await put([`rss:${site}feed.xml`, 'sitemap']);
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json().data.settings.changeFeeds).toEqual([`rss:${site}feed.xml`, 'sitemap']);
+    const bad = await put(['atom:https://wiki.example.org/feed']);
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().message).toMatch(/changeFeeds|change-feed/);
+    expect(bad.json().message).toMatch(/is not a change feed: use mediawiki:URL/);
+  });
 });

@@ -225,6 +225,7 @@ export class CrawlService {
     }
     const report = await this.#report(parts, catalog, version, action, result);
     noteEnding(report, { catalog, version, orphaned: orphans.report(result), withheld });
+    if (feeds?.summary) report.ending.note = `${report.ending.note ?? ''}; ${feeds.summary}`;
     try {
       await parts.outputs.close();
       if (result.published) await this.#optimize(parts, catalog, version, early.wordsPublished);

@@ -59,6 +59,10 @@ describe('change feeds', () => {
     const from = site.log.length;
     const merge = await gf.crawler.crawl({ id: catalog.id, action: 'merge' });
     expect(merge.ending).toMatchObject({ reason: 'frontier-drained', published: true });
+    // The report says what the feeds named: 4 changed (3 edits, the null edit) + the new page, 1 deleted.
+    expect(merge.ending.note).toMatch(
+      /change feeds: 5 changed, 1 deleted \(mediawiki:.*: 6 changes in 4 requests; rss:.*: 5 changes in 1 requests; 0 pushes\)/,
+    );
     mergeRequests = site.pageRequests(from);
     feedRequests = site.log.slice(from).filter((p) => p.startsWith('/w/api.php') || p === '/feed.rss');
   }, 90_000);
