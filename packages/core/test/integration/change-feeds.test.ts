@@ -158,6 +158,44 @@ describe('change feeds', () => {
     expect(site.pageRequests(again)).toEqual([]);
   });
 
+  it('a merge stopped half-way keeps the set it read: its resume fetches the rest, then the pushes are consumed', async () => {
+    const named = [60, 61, 62, 63, 64, 65];
+    await pushChangedUrls(
+      gf.factory.blobs,
+      catalog,
+      named.map((n) => site.url(n)),
+    );
+    const from = site.log.length;
+    const stop = new AbortController();
+    // One page at a time, each named page answered 400 ms late: stopped while the first is in flight (a bounded
+    // wait: the run would end meanwhile anyway).
+    site.slow(named, 400);
+    const running = gf.crawler.crawl({ id: catalog.id, action: 'merge', threads: 1, signal: stop.signal });
+    const deadline = Date.now() + 20_000;
+    let settled = false;
+    void running.finally(() => {
+      settled = true;
+    });
+    while (!settled && Date.now() < deadline && site.pageRequests(from).length === 0) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    stop.abort();
+    site.slow([], 0);
+    const stopped = await running;
+    const first = site.pageRequests(from);
+    expect(stopped.ending.reason).toBe('interrupted');
+    expect(first).toHaveLength(1);
+    const again = site.log.length;
+    const resumed = await gf.crawler.crawl({ id: catalog.id, action: 'resume' });
+    expect(resumed.ending).toMatchObject({ reason: 'frontier-drained' });
+    const rest = site.pageRequests(again);
+    expect([...first, ...rest].sort()).toEqual(named.map((n) => `/wiki/Page_${n}`).sort());
+    // Settled: the next merge reads nothing new and fetches nothing.
+    const after = site.log.length;
+    await gf.crawler.crawl({ id: catalog.id, action: 'merge' });
+    expect(site.pageRequests(after)).toEqual([]);
+  }, 60_000);
+
   it('a catalog without change feeds: its merge is as before (the recrawl rules decide), nothing of the feeds is read or written', async () => {
     const plainSite = await startWikiSite();
     try {

@@ -125,6 +125,8 @@ export interface WikiSite {
   url(n: number): string;
   /** Edit the wiki: 3 pages edited, 1 null edit (listed, only its footer differs), 1 deleted, 1 created. */
   edit(): void;
+  /** Answer these pages once each `ms` late (a run can be stopped while one is in flight); `slow([], 0)` ends it. */
+  slow(pages: number[], ms: number): void;
   /** Requests for pages (anything but robots.txt, llms.txt, the sitemap and the feeds) logged from index `from` on. */
   pageRequests(from?: number): string[];
   close(): Promise<void>;
@@ -138,6 +140,7 @@ export async function startWikiSite(): Promise<WikiSite> {
     modified: new Map(Array.from({ length: WIKI_PAGES }, (_, i) => [i + 1, firstCrawl])),
   };
   const log: string[] = [];
+  const slowPages = new Map<number, number>();
   let origin = '';
   const server = createServer((req, res) => {
     const raw = req.url ?? '/';
@@ -168,16 +171,29 @@ export async function startWikiSite(): Promise<WikiSite> {
     }
     const m = /^\/wiki\/Page_(\d+)$/.exec(u.pathname);
     const n = Number(m?.[1]);
-    if (!m || !exists(state, n))
+    const late = slowPages.get(n);
+    if (late) {
+      slowPages.delete(n);
+      setTimeout(() => answerPage(n, send), late);
+      return;
+    }
+    answerPage(n, send);
+  });
+  const answerPage = (n: number, send: (status: number, type: string, body: string) => void) => {
+    if (Number.isNaN(n) || !exists(state, n))
       return send(404, 'text/html', '<html><body>There is currently no text in this page.</body></html>');
     return send(200, 'text/html; charset=utf-8', n === WIKI_CREATED ? created() : article(state, n));
-  });
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     origin,
     log,
     url: (n) => `${origin}${path(n)}`,
+    slow: (pages, ms) => {
+      slowPages.clear();
+      for (const n of pages) slowPages.set(n, ms);
+    },
     edit: () => {
       state.edited = true;
       const at = `${new Date().toISOString().slice(0, 19)}Z`;
