@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { RobotsProvider } from '../acceptors/acceptor.js';
 import type { Politeness } from '../engine/engine-deps.js';
-import type { Catalog, CrawlAction } from '../model.js';
+import type { Catalog, CrawlAction, ReportRow } from '../model.js';
 import { scopedSeeds } from '../services/job-seeds.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import {
@@ -47,6 +47,11 @@ export interface ChangeFeedsOptions {
   politeness: Politeness;
   /** The run's robots.txt; undefined when the catalog ignores it. */
   robots: RobotsProvider | undefined;
+  /**
+   * The catalog's run reports (any version): a merge reads a feed that has no position yet from the start of the
+   * newest run, so what changed since that run is not missed. Absent: from this run's start.
+   */
+  reports?: (() => Promise<ReadonlyArray<Pick<ReportRow, 'report' | 'createdAt'>>>) | undefined;
   /** A distributed run (a cluster): each member would read the feeds, so none does (the merge is an ordinary one). */
   distributed?: boolean | undefined;
 }
@@ -129,12 +134,14 @@ export async function openChangeFeeds(o: ChangeFeedsOptions): Promise<RunChangeF
   const changes: FeedChange[] = [];
   const next: FeedPositions = { ...positions };
   const fetch = politeFeedFetch(o);
+  const unread = specs.some((s) => s.kind !== 'sitemap' && positions[s.key] === undefined);
+  const since = unread ? ((await lastRunStart(o)) ?? startedAt) : startedAt;
   const read: string[] = [];
   for (const spec of specs) {
     if (spec.kind === 'sitemap') continue;
     const deadline = Date.now() + DEFAULT_FEED_LIMITS.ms;
     try {
-      const r = await READERS[spec.kind](spec, positions[spec.key] ?? startedAt, fetch, {
+      const r = await READERS[spec.kind](spec, positions[spec.key] ?? since, fetch, {
         maxRequests: DEFAULT_FEED_LIMITS.maxRequests,
         maxChanges: DEFAULT_FEED_LIMITS.maxChanges,
         deadline,
@@ -172,6 +179,16 @@ export async function openChangeFeeds(o: ChangeFeedsOptions): Promise<RunChangeF
     'change feeds read',
   );
   return settling(o, new UrlSet(state, sitemap), [...state.changed, ...state.deleted], summary, next, state.pushed);
+}
+
+/** When the catalog's newest run began (ISO), from its reports; undefined when it never ran. */
+async function lastRunStart(o: ChangeFeedsOptions): Promise<string | undefined> {
+  let last: number | undefined;
+  for (const r of (await o.reports?.()) ?? []) {
+    const at = Date.parse(r.report.startedAt ?? r.createdAt);
+    if (Number.isFinite(at) && (last === undefined || at > last)) last = at;
+  }
+  return last === undefined ? undefined : new Date(last).toISOString();
 }
 
 /** The changes in the order they happened (the last word on a url wins), normalised and in the catalog's scope. */

@@ -157,6 +157,7 @@ export class CrawlService {
       politeness: parts.deps.politeness,
       normalize: (u) => parts.deps.normalize(u),
       distributed: !(parts.deps.coordinator instanceof LocalCrawlCoordinator),
+      reports: async () => (await f.database()).resources.listReports(catalog.id),
       log: f.log.child({ component: 'change-feeds', catalogId: catalog.id, version }),
     });
     if (feeds) {

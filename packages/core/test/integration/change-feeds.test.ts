@@ -220,4 +220,24 @@ describe('change feeds', () => {
       await plainSite.close();
     }
   }, 30_000);
+
+  it('a feed added to a crawled catalog is read from the start of its last run: nothing since is missed', async () => {
+    const other = await startWikiSite();
+    try {
+      const url = `${other.origin}/`;
+      await gf.crawler.crawl({ url, startUrl: `${other.origin}/wiki/Main_Page`, settings });
+      const added = await (await gf.catalogs()).get({ url });
+      await nextSecond();
+      other.edit();
+      await (await gf.catalogs()).update(added.id, { settings: { changeFeeds: [`rss:${other.origin}/feed.rss`] } });
+      const from = other.log.length;
+      await gf.crawler.crawl({ id: added.id, action: 'merge' });
+      // The RSS feed lists the edits, the null edit and the new page (RSS has no deletions: that page stays).
+      expect([...other.pageRequests(from)].sort()).toEqual(
+        [...WIKI_EDITED, WIKI_NULL_EDIT, WIKI_CREATED].map((n) => `/wiki/Page_${n}`).sort(),
+      );
+    } finally {
+      await other.close();
+    }
+  }, 30_000);
 });
