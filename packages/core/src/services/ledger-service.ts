@@ -347,7 +347,7 @@ const FETCHED: Partial<Record<string, string>> = {
   REJECTED_UNRENDERED: 'not saved: rendered in the browser and still an empty shell when the wait ran out',
   REJECTED_NONCANONICAL: 'fetched but not saved: it names another url of the catalog as canonical, which was queued',
   REJECTED_PREMATURE:
-    'not fetched again: not due yet on this incremental run (sitemap lastmod, recrawl frequency or its recrawl schedule)',
+    'not fetched again: not due yet on this incremental run (sitemap lastmod, recrawl frequency, its recrawl schedule, or no change feed named it)',
   REJECTED_IMPORT: 'fetched but not saved: the document could not be read',
   LISTED: 'a folder: its files and folders were queued',
   REJECTED_ERROR: 'failed while it was handled',
