@@ -221,7 +221,7 @@ describe('change feeds', () => {
     }
   }, 30_000);
 
-  it('a feed added to a crawled catalog is read from the start of its last run: nothing since is missed', async () => {
+  it('a feed added to a crawled catalog is read from the start of its last run; a feed that fails, an ordinary merge', async () => {
     const other = await startWikiSite();
     try {
       const url = `${other.origin}/`;
@@ -236,6 +236,14 @@ describe('change feeds', () => {
       expect([...other.pageRequests(from)].sort()).toEqual(
         [...WIKI_EDITED, WIKI_NULL_EDIT, WIKI_CREATED].map((n) => `/wiki/Page_${n}`).sort(),
       );
+      // A feed that cannot be read: the merge is an ordinary one (the recrawl rules alone: the main page, which no
+      // sitemap dates, and the page the sitemap no longer lists, found gone), and says why.
+      await (await gf.catalogs()).update(added.id, { settings: { changeFeeds: [`rss:${other.origin}/gone.xml`] } });
+      const before = other.log.length;
+      const merge = await gf.crawler.crawl({ id: added.id, action: 'merge' });
+      expect(merge.ending.note).toMatch(/rss:.*\/gone\.xml could not be read \(the feed .* answered HTTP 404\)/);
+      const pages = other.pageRequests(before).filter((p) => p !== '/gone.xml');
+      expect(pages.sort()).toEqual(['/wiki/Main_Page', `/wiki/Page_${WIKI_DELETED}`]);
     } finally {
       await other.close();
     }
