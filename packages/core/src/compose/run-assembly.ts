@@ -148,7 +148,8 @@ export function assembleExtract(
   const own =
     f.components.contentExtractor ??
     (isBuiltInContentExtractor(name) ? undefined : contentExtractorRegistry.get(name)());
-  if (!own) return (html, url, contentType) => pool.extract(html, url, name, { contentType });
+  const markdown = catalog.settings.markdownFiles;
+  if (!own) return (html, url, contentType) => pool.extract(html, url, name, { contentType, markdown });
   return async (html, url, contentType) =>
     own.extract(typeof html === 'string' ? html : decodeBody(html, contentType).text, url);
 }

@@ -28,6 +28,11 @@ export interface ExtractedContent {
   text: string;
   /** Anchor text length over total text length of the whole page (0..1). */
   linkDensity: number;
+  /**
+   * The article as Markdown, when the catalog writes Markdown files (`markdownFiles`): made on the extraction worker
+   * by html-markdown.ts; undefined otherwise, or for an article too long to convert.
+   */
+  markdown?: string | undefined;
   /** Absolute links found in the original markup (resolved against <base> / the page url). */
   links: ExtractedLink[];
   images: ImageRef[];

@@ -25,6 +25,8 @@ export interface ExtractCallOptions {
    * The Buffer is empty afterwards, so use it only when the bytes are not needed again. @default false
    */
   transfer?: boolean | undefined;
+  /** Convert the page's article to Markdown too, on the worker (`ExtractedContent.markdown`). @default false */
+  markdown?: boolean | undefined;
 }
 
 interface Task {
@@ -88,7 +90,13 @@ export class ExtractPool {
   ): Promise<ExtractedContent> {
     if (this.closed) throw new StageError('extract', 'the extraction pool is closed; create a new ExtractPool');
     if (this.workers === 0) {
-      return runExtractJob({ html, url, extractor: extractorName, contentType: options.contentType });
+      return runExtractJob({
+        html,
+        url,
+        extractor: extractorName,
+        contentType: options.contentType,
+        markdown: options.markdown,
+      });
     }
     while (this.queue.length >= this.maxQueue) {
       await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
@@ -120,6 +128,7 @@ export class ExtractPool {
       url,
       extractor: extractorName,
       contentType: options.contentType,
+      markdown: options.markdown,
     };
     return new Promise<ExtractedContent>((resolve, reject) => {
       this.queue.push({ job, transfer, resolve, reject });

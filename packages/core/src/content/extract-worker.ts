@@ -5,6 +5,7 @@ import type { IndexWriterRequest } from '../index/index-writer-worker.js';
 import type { BlobWriterRequest } from '../storage/blob-writer-worker.js';
 import type { ContentExtractor } from './content-extractor.js';
 import { createContentExtractor } from './content-extractors.js';
+import { htmlToMarkdown } from './html-markdown.js';
 
 /** A job sent to an extraction worker. */
 export interface ExtractJob {
@@ -13,6 +14,8 @@ export interface ExtractJob {
   url: string;
   extractor: string;
   contentType: string | undefined;
+  /** Convert the article to Markdown too (the catalog's `markdownFiles`). */
+  markdown?: boolean | undefined;
 }
 
 /** A worker's answer: the content, or the error rebuilt on the main thread. */
@@ -29,11 +32,12 @@ export function runExtractJob(job: Omit<ExtractJob, 'id'>) {
     extractor = createContentExtractor(job.extractor);
     extractors.set(job.extractor, extractor);
   }
-  if (typeof job.html === 'string') return extractor.extract(job.html, job.url);
-  const decoded = decodeBody(job.html, job.contentType);
-  const content = extractor.extract(decoded.text, job.url);
+  const decoded = typeof job.html === 'string' ? undefined : decodeBody(job.html, job.contentType);
+  const html = decoded ? decoded.text : (job.html as string);
+  const content = extractor.extract(html, job.url);
   // Bytes invalid in their charset were decoded with another (never into U+FFFD): the engine counts it.
-  if (decoded.fallbackFrom !== undefined) content.charsetFallback = decoded.charset;
+  if (decoded?.fallbackFrom !== undefined) content.charsetFallback = decoded.charset;
+  if (job.markdown) content.markdown = htmlToMarkdown(html, job.url);
   return content;
 }
 

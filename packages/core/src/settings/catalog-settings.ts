@@ -213,6 +213,12 @@ export const catalogSettingsSchema = z.strictObject({
    * metadata checksum can refuse a document before its body is fetched. @default false
    */
   headPass: z.boolean().default(false),
+  /**
+   * Write each page's Markdown file (`<id>.md` beside its `.txt`) during the crawl, converted on the extraction
+   * workers. Off, a page's Markdown is made from its stored html when it is read, and `replay --layers file` writes
+   * the files: converting costs more CPU than the rest of the crawl (docs/mcp.md). @default false
+   */
+  markdownFiles: z.boolean().default(false),
   /** Filters on a document's headers (see MetadataFilter). @default [] */
   metadataFilters: z.array(metadataFilterSchema).default(() => []),
   /** Filters on a document's text, title, url or type once it is read (see DocumentFilter). @default [] */

@@ -142,6 +142,27 @@ describe("a site's own Markdown (issue 28)", () => {
     expect(site.accepts[1]).toMatch(/^text\/markdown/);
     expect(site.requests.filter((p) => p === '/llms.txt')).toHaveLength(1);
   });
+  it("with markdownFiles, a crawl writes every page's .md itself: converted from the html, or the site's own", async () => {
+    const { markdownPath, urlHash } = await import('@greenfinger/core/internal');
+    const again = await gf.crawler.crawl({
+      url: `${site.origin}/`,
+      name: 'beds-md',
+      settings: { intervalMs: 0, outputs: ['file'], images: false, sitemap: false, markdownFiles: true },
+    });
+    expect(again.produced.saved).toBe(7);
+    const catalog = await (await gf.catalogs()).get({ name: 'beds-md' });
+    const db = await gf.database();
+    const stored = async (path: string) => {
+      const row = await db.resources.findResourceByUrlHash(catalog.id, 0, urlHash(`${site.origin}${path}`));
+      return gf.blobs.getText(markdownPath(row?.textPath as string));
+    };
+    // On disk before anything reads it: the conversion of the html, with its heading and its text.
+    const garlic = await stored('/e.html');
+    expect(garlic).toMatch(
+      /^---\ntitle: "Garlic"\n[\s\S]*\nsource: html\n---\n# Garlic\n\nGarlic cloves want a cold spell/,
+    );
+    expect(await stored('/a.html')).toMatch(/\nsource: site\nmarkdown_url: .*\nmarkdown_from: link\n---\n# Leeks/);
+  });
 });
 
 /**

@@ -76,6 +76,7 @@ export interface SettingsOptions {
   contentDedup?: string;
   documents?: boolean;
   headPass?: boolean;
+  markdownFiles?: boolean;
   canonical?: boolean;
   recrawlSitemap?: boolean;
   changeDistance?: number;
@@ -249,6 +250,11 @@ export const SETTINGS_OPTIONS: OptionSpec[] = [
   { flags: '--no-documents', description: 'pages only: documents are not read' },
   { flags: '--head-pass', description: 'a HEAD before each GET, so metadata filters refuse documents unfetched' },
   { flags: '--no-head-pass', description: 'no HEAD pass (default)' },
+  {
+    flags: '--markdown-files',
+    description: "write each page's Markdown file during the crawl (on the extraction workers; costs CPU)",
+  },
+  { flags: '--no-markdown-files', description: 'Markdown made from the stored html when read (default)' },
   { flags: '--canonical', description: 'a copy naming another url of the catalog as canonical is not kept (default)' },
   { flags: '--no-canonical', description: 'keep every copy, whatever canonical url it names' },
   {
@@ -362,6 +368,7 @@ export function settingsOf(o: SettingsOptions): Partial<CatalogSettings> {
     contentDedup: o.contentDedup,
     documents: o.documents,
     headPass: o.headPass,
+    markdownFiles: o.markdownFiles,
     canonical: o.canonical,
     recrawlSitemap: o.recrawlSitemap,
     changeDistance: o.changeDistance,

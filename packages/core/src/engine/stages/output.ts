@@ -28,14 +28,17 @@ export const output: Stage = {
         resource,
         html: result.body,
         text: page.content.text,
-        // The site's own Markdown is kept as the page's .md; without it the Markdown is made from the html on read.
+        // The page's .md: the site's own Markdown; else, with the catalog's markdownFiles, the extraction worker's
+        // conversion (a document's, or a too long article's, is its text); else none: made from the html when read.
         ...(page.siteMarkdown !== undefined
           ? {
               markdown: page.siteMarkdown.text,
               markdownSource: 'site' as const,
               markdownOrigin: { url: page.siteMarkdown.url, from: page.siteMarkdown.from },
             }
-          : {}),
+          : d.catalog.settings.markdownFiles
+            ? { markdown: page.content.markdown ?? '', markdownSource: 'html' as const }
+            : {}),
         images,
       }),
     );
