@@ -11,6 +11,7 @@ import { type ReplayWaitOptions, replayOnCluster } from './replay/replay-client.
 import type { ClusterReplayReport } from './replay/replay-protocol.js';
 import type { ClusterReplayRequest } from './replay/replay-scatter.js';
 import type { ClusterRunReport } from './run/cluster-report.js';
+import { type ClusterSchedules, readSchedules } from './run/leader-schedules.js';
 import { CHECK, runState } from './run/routing-scripts.js';
 import type { ClusterCrawlRequest, RunStarted } from './run/run-info.js';
 import { resumableRuns } from './run/run-resume.js';
@@ -49,6 +50,8 @@ export interface ClusterStatus {
     streamed: number;
     members: string[];
   } | null;
+  /** The catalogs' schedules as the leader last saw them (its last and next run each); null when none lately. */
+  schedules: ClusterSchedules | null;
   /** Stopped runs with urls left, kept for `resume --cluster` (run-resume.ts). */
   stopped: Array<{
     runId: string;
@@ -106,12 +109,13 @@ export class ClusterClient {
   }
 
   async status(): Promise<ClusterStatus> {
-    const [live, dead, holder, info, stopped] = await Promise.all([
+    const [live, dead, holder, info, stopped, schedules] = await Promise.all([
       this.#membership.live(),
       this.#membership.dead(),
       this.#lease.holder(),
       currentRun(this.#redis, this.keys),
       resumableRuns(this.#redis, this.keys),
+      readSchedules(this.#redis, this.keys),
     ]);
     let run: ClusterStatus['run'] = null;
     const parts = new Map<string, MemberStatus['run']>();
@@ -158,6 +162,7 @@ export class ClusterClient {
       })),
       dead,
       run,
+      schedules,
       stopped: stopped.map(({ runId, catalogId, catalog, version, action, reason, endedAt, left }) => ({
         runId,
         catalogId,

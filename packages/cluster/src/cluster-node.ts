@@ -26,6 +26,7 @@ import { ControlChannel, type ControlMessage } from './plumbing/control-channel.
 import { ClusterKeys, checkName } from './plumbing/keys.js';
 import { closeRedis, connectRedis } from './plumbing/redis-connection.js';
 import { ReplayMember } from './replay/replay-member.js';
+import { LeaderSchedules } from './run/leader-schedules.js';
 import { decodeRunInfo, type PolitenessScope, politenessScope, type RunInfo } from './run/run-info.js';
 import { postPart, takePart } from './run/run-member.js';
 import { currentRun, supervise } from './run/run-supervisor.js';
@@ -50,6 +51,10 @@ export interface ClusterNodeOptions {
   leaseMs?: number;
   /** Whose per-host budget the catalog's is, in the runs this member starts as leader. @default GF_CLUSTER_POLITENESS, else member */
   politeness?: PolitenessScope | undefined;
+  /** Run the catalogs' schedules while this member leads (leader-schedules.ts). @default true */
+  schedules?: boolean;
+  /** Told each run this member's schedules started while it led. */
+  onScheduled?: (run: { catalog: string; action: string; jobId: string }) => void;
 }
 
 /**
@@ -94,6 +99,8 @@ export class ClusterNode {
   /** Its seat at the leader lease: renewing or trying it, and while leading, serving and watching (leader-seat.ts). */
   readonly #seat: LeaderSeat;
   #leaving: Promise<void> | undefined;
+  /** The catalogs' schedules, run while this member leads. */
+  #schedules: LeaderSchedules | undefined;
   #politeness: PolitenessScope = 'member';
 
   private constructor(init: {
@@ -240,6 +247,18 @@ export class ClusterNode {
       });
       const running = await currentRun(redis, keys);
       if (running) node.#join(running);
+      if (options.schedules !== false) {
+        node.#schedules = new LeaderSchedules({
+          name,
+          keys,
+          redis,
+          gf: () => node.gf,
+          isLeader: () => node.isLeader() && node.#leaving === undefined,
+          onStart: options.onScheduled,
+          log: node.#log,
+        });
+        node.#schedules.start();
+      }
     } catch (err) {
       await node.close().catch(() => undefined);
       throw err;
@@ -442,6 +461,8 @@ export class ClusterNode {
       this.#log.info('leaving the cluster');
       // Another member leads from now on (the lease is given up, not left to expire).
       await this.#seat.stopLeading();
+      // A scheduled run this member follows is let go (it goes on on the others), and no new one starts here.
+      await this.#schedules?.stop();
       await this.lease.release().catch(() => undefined);
       for (const r of this.#gf?.crawler.running() ?? []) r.engine.stop('interrupted');
       await Promise.all([...this.#parts.values()]);
@@ -452,6 +473,7 @@ export class ClusterNode {
 
   /** Stop everything (without waiting for a run to end): heartbeat removed, lease given up, connections closed. */
   async close(): Promise<void> {
+    await this.#schedules?.stop();
     await this.#seat.close();
     await this.#replicas.close();
     await this.#replay?.stop();

@@ -22,4 +22,6 @@ export type { ClusterReplayReport, ReplayStarted } from './replay/replay-protoco
 export type { ClusterReplayRequest } from './replay/replay-scatter.js';
 // A crawl run on the cluster: its merged report, each member's part, the run as announced and the leader's answer.
 export type { ClusterRunReport, MemberPart } from './run/cluster-report.js';
+// The catalogs' schedules as the leader runs them (`status --cluster` shows its view).
+export type { ClusterSchedules } from './run/leader-schedules.js';
 export type { ClusterCrawlRequest, PolitenessScope, RunInfo, RunStarted } from './run/run-info.js';

@@ -72,6 +72,10 @@ export class ClusterKeys {
   deletionsApplied(member: string): string {
     return `${this.prefix}deleted:applied:${member}`;
   }
+  /** What the leader last saw of the catalogs' schedules (leader-schedules.ts), for `status --cluster`. */
+  get schedules(): string {
+    return `${this.prefix}schedules`;
+  }
   /** The stopped run of a catalog that `resume --cluster` continues (run-resume.ts), while its queue is kept. */
   resumable(catalogId: string): string {
     return `${this.prefix}resumable:${catalogId}`;

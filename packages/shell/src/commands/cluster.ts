@@ -26,6 +26,7 @@ import { type CommandSpec, defineCommand, type OptionSpec } from '../command-spe
 import { EXIT, type Io, reportError } from '../io.js';
 import { onStopSignals } from '../stop-signals.js';
 import { dataOption, verboseOption } from './options.js';
+import { formatSchedules } from './watch.js';
 
 /** `--cluster NAME` on the one-line CLI: the verb is sent to the cluster's leader instead of run here. */
 export function clusterOption(
@@ -106,6 +107,9 @@ async function runNode(opts: NodeOptions, io: Io): Promise<number> {
       dataRoot: opts.data,
       threads: opts.threads,
       log,
+      // The catalogs' schedules run on the leader: each run it starts is a cluster run over every member.
+      onScheduled: (r) =>
+        io.err(`greenfinger: the schedule of "${r.catalog}" started a ${r.action} on the cluster (job ${r.jobId})\n`),
     });
     io.err(
       `greenfinger: member "${node.name}" of cluster "${opts.cluster}" (${node.isLeader() ? 'leader' : 'follower'}), data ${node.gf.layout.root}; Ctrl-C leaves\n`,
@@ -285,6 +289,10 @@ function formatClusterStatus(s: ClusterStatus): string {
       `run ${r.runId}: ${r.action} of "${r.catalog}" v${r.version} on ${r.members.join(', ')} — dispatched ${r.dispatched}, handled ${r.handled}, in streams ${r.streamed}${r.ending ? `, ending: ${r.ending}` : ''}`,
     );
   } else lines.push('nothing is running');
+  if (s.schedules && s.schedules.catalogs.length > 0) {
+    lines.push(`scheduled (the leader ${s.schedules.leader} starts them on every member; seen ${s.schedules.at}):`);
+    lines.push(formatSchedules(s.schedules.catalogs).trimEnd());
+  }
   for (const r of s.stopped) {
     lines.push(
       `stopped: run ${r.runId}, ${r.action} of "${r.catalog}" v${r.version} (${r.reason} at ${r.endedAt}), ${r.left} urls left — greenfinger resume --cluster ${s.cluster} --id ${r.catalogId}`,
