@@ -123,6 +123,21 @@ export const ANSWER_SHAPES: Record<string, Schema> = {
         queued: num,
         active: num,
         pagesPerSecond: num,
+        hosts: doc(
+          "The busy hosts' pace now, busiest first (at most 10; empty once ended): request starts per second allowed " +
+            'now and by the settings (null: unlimited), requests in flight and waiting, the pause left after a ' +
+            'Retry-After (docs/crawling.md).',
+          list(
+            obj({
+              host: str,
+              ratePerSecond: nullable(num),
+              settingPerSecond: nullable(num),
+              inFlight: int,
+              queued: int,
+              pausedForMs: int,
+            }),
+          ),
+        ),
         embedding: nullable(obj({ phase: str, pages: num, embedded: num, complete: num, chunks: num }, [], true)),
         report: nullable(ref('RunReport')),
         error: nullable(str),
@@ -282,6 +297,11 @@ export const ANSWER_SHAPES: Record<string, Schema> = {
       ),
     ),
     fetchedAt: nullable(str),
+    changedAt: doc(
+      'When its page last changed in this version (saved new, its article changed, removed; docs/freshness.md); null when never.',
+      nullable(str),
+    ),
+    changeCount: doc('How many times its page changed in this version (0: never).', int),
     catalogId: str,
     version: int,
   }),
@@ -339,6 +359,44 @@ export const ANSWER_SHAPES: Record<string, Schema> = {
       changed: list(obj({ url: str, diff: doc('Lines removed (`- …`), then lines added (`+ …`).', str) })),
       removed: list(str),
     }),
+  ),
+  ChangeRuns: doc(
+    'The change log run by run, newest first: each publishing run and how many urls it added, changed and removed.',
+    obj({
+      catalog: obj({ id: str, name: str }),
+      runs: list(
+        obj(
+          {
+            version: int,
+            action: str,
+            at: doc('When the run ended: the key of `changes/run?at=`.', str),
+            comparedWith: doc('A rebuild: the version its set was compared with.', int),
+            added: int,
+            changed: int,
+            removed: int,
+          },
+          ['comparedWith'],
+        ),
+      ),
+      total: doc('How many runs the change log holds.', int),
+    }),
+  ),
+  ChangeRun: doc(
+    "One publishing run's change set: its urls added, changed (with a short diff), removed, each list cut to `limit`.",
+    obj(
+      {
+        catalog: obj({ id: str, name: str }),
+        version: int,
+        action: str,
+        at: str,
+        comparedWith: int,
+        total: obj({ added: int, changed: int, removed: int }),
+        added: list(str),
+        changed: list(obj({ url: str, diff: doc('Lines removed (`- …`), then lines added (`+ …`).', str) })),
+        removed: list(str),
+      },
+      ['comparedWith'],
+    ),
   ),
   Alert: doc(
     'A saved search of a catalog: it fires when a page a publishing run added or changed matches it.',
@@ -401,6 +459,8 @@ export const ROUTE_ANSWERS: Record<string, Schema> = {
   'PUT /v2/catalog/{ref}': ref('Catalog'),
   'GET /v2/catalog/{ref}/details': ref('Catalog'),
   'GET /v2/catalog/{ref}/changes': ref('Changes'),
+  'GET /v2/catalog/{ref}/changes/runs': ref('ChangeRuns'),
+  'GET /v2/catalog/{ref}/changes/run': ref('ChangeRun'),
   'GET /v2/catalog/{ref}/diff': ref('VersionDiff'),
   'POST /v2/catalog/{ref}/changed': obj({
     catalog: obj({ id: str, name: str }),

@@ -124,6 +124,51 @@ export interface CatalogSettings {
   };
 }
 
+/** One publishing run's change set: its urls added, changed (with a short diff), removed, each list cut to `limit`. */
+export interface ChangeRun {
+  catalog: {
+    id: string;
+    name: string;
+  };
+  version: number;
+  action: string;
+  at: string;
+  comparedWith?: number;
+  total: {
+    added: number;
+    changed: number;
+    removed: number;
+  };
+  added: string[];
+  changed: Array<{
+    url: string;
+    /** Lines removed (`- …`), then lines added (`+ …`). */
+    diff: string;
+  }>;
+  removed: string[];
+}
+
+/** The change log run by run, newest first: each publishing run and how many urls it added, changed and removed. */
+export interface ChangeRuns {
+  catalog: {
+    id: string;
+    name: string;
+  };
+  runs: Array<{
+    version: number;
+    action: string;
+    /** When the run ended: the key of `changes/run?at=`. */
+    at: string;
+    /** A rebuild: the version its set was compared with. */
+    comparedWith?: number;
+    added: number;
+    changed: number;
+    removed: number;
+  }>;
+  /** How many runs the change log holds. */
+  total: number;
+}
+
 /** What changed in a catalog: urls added, pages whose article changed beyond volatile text (with a short diff), urls removed. */
 export interface Changes {
   catalog: {
@@ -204,6 +249,15 @@ export interface JobView {
   queued: number;
   active?: number;
   pagesPerSecond: number;
+  /** The busy hosts' pace now, busiest first (at most 10; empty once ended): request starts per second allowed now and by the settings (null: unlimited), requests in flight and waiting, the pause left after a Retry-After (docs/crawling.md). */
+  hosts: Array<{
+    host: string;
+    ratePerSecond: number | null;
+    settingPerSecond: number | null;
+    inFlight: number;
+    queued: number;
+    pausedForMs: number;
+  }>;
   embedding?: {
     phase: string;
     pages: number;
@@ -483,6 +537,10 @@ export interface UrlRow {
     };
   } | null;
   fetchedAt: string | null;
+  /** When its page last changed in this version (saved new, its article changed, removed; docs/freshness.md); null when never. */
+  changedAt: string | null;
+  /** How many times its page changed in this version (0: never). */
+  changeCount: number;
   catalogId: string;
   version: number;
 }
@@ -563,6 +621,10 @@ export interface ApiAnswers {
   };
   /** The change set of the latest run that published (urls added, changed with a short diff, removed), or of every run since a version or a date, folded into one */
   'GET /v2/catalog/{ref}/changes': Changes;
+  /** One publishing run of the change log (by the time it ended, as `changes/runs` lists it): its urls added, changed with a short diff, removed, each list cut to `limit` */
+  'GET /v2/catalog/{ref}/changes/run': ChangeRun;
+  /** The change log run by run, newest first: each publishing run with how many urls it added, changed and removed */
+  'GET /v2/catalog/{ref}/changes/runs': ChangeRuns;
   /** One catalog with every setting, defaults applied */
   'GET /v2/catalog/{ref}/details': Catalog;
   /** Two kept versions compared: urls added, changed (with a short diff), removed */

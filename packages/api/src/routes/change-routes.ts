@@ -1,4 +1,5 @@
 import { CrawlerError } from '@greenfinger/core';
+import type { ChangeLogEntry } from '@greenfinger/core/internal';
 import type { FastifyInstance } from 'fastify';
 import { streamChangeEvents } from '../change-events.js';
 import { type ApiContext, catalogRef } from '../context.js';
@@ -17,6 +18,20 @@ function sinceQuery(since: string | undefined): { sinceVersion?: number; sinceDa
     });
   }
   return { sinceDate: new Date(at) };
+}
+
+/** A run's change set with each list cut to `limit` urls; `total` says how many each held. */
+function runView(entry: ChangeLogEntry, limit: number) {
+  return {
+    version: entry.version,
+    action: entry.action,
+    at: entry.at,
+    ...(entry.comparedWith !== undefined ? { comparedWith: entry.comparedWith } : {}),
+    total: { added: entry.added.length, changed: entry.changed.length, removed: entry.removed.length },
+    added: entry.added.slice(0, limit),
+    changed: entry.changed.slice(0, limit),
+    removed: entry.removed.slice(0, limit),
+  };
 }
 
 /** The change log (docs/freshness.md): what the latest publishing run changed, or every run since; two versions compared. */
@@ -42,6 +57,76 @@ export function changeRoutes(app: FastifyInstance, ctx: ApiContext): void {
       },
     },
     async (req) => ok(await gf.changes.changes(catalogRef(req.params.ref), sinceQuery(req.query.since))),
+  );
+
+  app.get<{ Params: { ref: string }; Querystring: { limit: number } }>(
+    '/v2/catalog/:ref/changes/runs',
+    {
+      schema: {
+        summary:
+          'The change log run by run, newest first: each publishing run with how many urls it added, changed and removed',
+        tags,
+        params: refParams,
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { limit: { type: 'integer', minimum: 1, maximum: 1000, default: 50 } },
+        },
+      },
+    },
+    async (req) => {
+      const catalog = await (await gf.catalogs()).get(catalogRef(req.params.ref));
+      const log = await gf.changes.log(catalog);
+      const runs = log
+        .slice(-req.query.limit)
+        .reverse()
+        .map((e) => {
+          const { total, version, action, at, comparedWith } = runView(e, 0);
+          return { version, action, at, ...(comparedWith !== undefined ? { comparedWith } : {}), ...total };
+        });
+      return ok({ catalog: { id: catalog.id, name: catalog.name }, runs, total: log.length });
+    },
+  );
+
+  app.get<{ Params: { ref: string }; Querystring: { at: string; limit: number } }>(
+    '/v2/catalog/:ref/changes/run',
+    {
+      schema: {
+        summary:
+          'One publishing run of the change log (by the time it ended, as `changes/runs` lists it): its urls added, changed with a short diff, removed, each list cut to `limit`',
+        tags,
+        params: refParams,
+        querystring: {
+          type: 'object',
+          required: ['at'],
+          additionalProperties: false,
+          properties: {
+            at: { type: 'string', minLength: 10, maxLength: 40, description: "the run's `at`, as listed" },
+            limit: { type: 'integer', minimum: 1, maximum: 10_000, default: 200 },
+          },
+        },
+      },
+    },
+    async (req) => {
+      const at = Date.parse(req.query.at);
+      if (Number.isNaN(at)) {
+        throw new CrawlerError('BAD_INPUT', `at: "${req.query.at}" is not a time`, {
+          fix: 'give the `at` of a run as GET /v2/catalog/{ref}/changes/runs lists it',
+        });
+      }
+      const catalog = await (await gf.catalogs()).get(catalogRef(req.params.ref));
+      const entry = (await gf.changes.log(catalog)).find((e) => Date.parse(e.at) === at);
+      if (!entry) {
+        throw new CrawlerError(
+          'NOT_FOUND',
+          `"${catalog.name}" has no run of its change log that ended at ${req.query.at}`,
+          {
+            fix: `see GET /v2/catalog/${catalog.name}/changes/runs`,
+          },
+        );
+      }
+      return ok({ catalog: { id: catalog.id, name: catalog.name }, ...runView(entry, req.query.limit) });
+    },
   );
 
   app.get<{ Params: { ref: string } }>(

@@ -30,6 +30,8 @@ export function urlView(row: LedgerRow) {
     foundAs: row.foundAs,
     priority: row.priority ?? null,
     fetchedAt: row.fetchedAt,
+    changedAt: row.changedAt ?? null,
+    changeCount: row.changeCount ?? 0,
     catalogId: row.catalogId,
     version: row.version,
   };

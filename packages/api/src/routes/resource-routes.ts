@@ -73,6 +73,8 @@ export function resourceRoutes(app: FastifyInstance, ctx: ApiContext): void {
           const r = row.outcome === 'SAVED' ? await records.getResource(row.id) : undefined;
           return {
             ...row,
+            changedAt: row.changedAt ?? null,
+            changeCount: row.changeCount ?? 0,
             resource: r
               ? { title: r.title, contentType: r.contentType, htmlBytes: r.htmlBytes, textChars: r.textChars }
               : null,
