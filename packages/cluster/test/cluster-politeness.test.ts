@@ -102,4 +102,20 @@ describe('ClusterPoliteness (real Redis)', () => {
     await waiting;
     expect(bGot).toBeGreaterThanOrEqual(releasedAt);
   });
+
+  it('a Retry-After one member got pauses the host for every member', async () => {
+    const [a, b] = await members({ maxPerHost: 4, intervalMs: 0 });
+    (await a.acquire(HOST))();
+    // Member a's request was answered 429 with Retry-After: 1 (the answer observed, as the page fetcher does).
+    a.observe(HOST, { status: 429, elapsedMs: 5, retryAfterMs: 1000 });
+    const t0 = Date.now();
+    // The pause reaches Redis in one script, sent without waiting: wait for it there (bounded).
+    const c = cluster as TestCluster;
+    const next = `${c.keys.polite}${HOST}:next`;
+    for (let i = 0; i < 100 && Number(await c.redis.get(next)) === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    (await b.acquire(HOST))();
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
+    // Member a's own pace was halved from unlimited: its next interval is at least 100 ms.
+    expect(a.paceFor(HOST)).toBeGreaterThanOrEqual(100);
+  });
 });

@@ -82,7 +82,18 @@ export type {
 export * from './error-table.js';
 export * from './errors.js';
 export type * from './fetch/extractor.js';
-export type { Pacer, PatternRecord, Release, RenderMemory, RenderObservation, RenderPolicy } from './fetch/index.js';
+export type {
+  HostAnswer,
+  HostPaceControl,
+  HostRate,
+  PaceObserver,
+  Pacer,
+  PatternRecord,
+  Release,
+  RenderMemory,
+  RenderObservation,
+  RenderPolicy,
+} from './fetch/index.js';
 export type * from './frontier/frontier.js';
 export {
   createPrioritizer,

@@ -42,6 +42,7 @@ export function jobView(job: Job) {
     queued: job.queued,
     active: job.active,
     pagesPerSecond: job.pagesPerSecond,
+    hosts: job.hosts ?? [],
     embedding: job.embedding ?? null,
     report: job.report,
     error: job.error,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Logger, Pacer, Politeness } from '@greenfinger/core';
+import type { HostAnswer, HostPaceControl, HostRate, Logger, Pacer, Politeness } from '@greenfinger/core';
 import type { Redis } from 'ioredis';
 import { LuaScript } from '../plumbing/lua-script.js';
 
@@ -30,6 +30,22 @@ if interval > 0 then redis.call('SET', KEYS[2], now + interval, 'PX', interval +
 return 0
 `);
 
+/**
+ * Pause a host for the whole cluster (a Retry-After): KEYS[1] the host's earliest next request start, pushed to
+ * Redis's now + ARGV[1] ms unless it is later already.
+ */
+const PAUSE = new LuaScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ms = tonumber(ARGV[1])
+local nxt = tonumber(redis.call('GET', KEYS[1]) or '0')
+if now + ms > nxt then redis.call('SET', KEYS[1], now + ms, 'PX', ms + 1000) end
+return 1
+`);
+
+/** A Retry-After pauses a host over the cluster for this long at most (the local pause's bound, MAX_PAUSE_MS). */
+const MAX_CLUSTER_PAUSE_MS = 60_000;
+
 /** Push the lease end of held slots (one holder per ARGV) that are still there. */
 const RENEW = new LuaScript(`
 local t = redis.call('TIME')
@@ -45,8 +61,11 @@ return 1
 `);
 
 export interface ClusterPolitenessOptions {
-  /** This process's own politeness (its FIFO, its pacing of a rendered page's requests, Crawl-delay). */
-  local: Politeness & Partial<Pacer>;
+  /**
+   * This process's own politeness (its FIFO, its pacing of a rendered page's requests, Crawl-delay, the pace its
+   * hosts' answers adapted).
+   */
+  local: Politeness & Partial<Pacer & HostPaceControl>;
   redis: Redis;
   /** Key prefix of the hosts' budgets (`gf:<cluster>:polite:`). */
   prefix: string;
@@ -66,9 +85,11 @@ export interface ClusterPolitenessOptions {
  * for the cluster as a whole, not per member. A request first takes its slot in this process (its FIFO), then one of
  * the host's slots in Redis in one script (`gf:<cluster>:polite:<host>`); a member that dies holding slots loses them
  * within the lease (10 s; slots held are renewed every third of it). A rendered page's own requests are paced in the slot it holds,
- * by this process's default (Pacer).
+ * by this process's default (Pacer). The interval a member takes a slot with is the longest of the setting, the
+ * Crawl-delay and the pace this member's answers from the host adapted; a Retry-After a member gets pauses the host
+ * for every member (the host's next start in Redis is pushed past it).
  */
-export class ClusterPoliteness implements Politeness, Pacer {
+export class ClusterPoliteness implements Politeness, Pacer, HostPaceControl {
   readonly #o: ClusterPolitenessOptions;
   readonly #lease: number;
   /** Slots held now: holder → host key. */
@@ -103,6 +124,25 @@ export class ClusterPoliteness implements Politeness, Pacer {
     return this.#o.local.pace?.(host, signal) ?? Promise.resolve();
   }
 
+  /** Adapt this member's pace to the answer; a Retry-After pauses the host for the cluster too. */
+  observe(host: string, answer: HostAnswer): void {
+    this.#o.local.observe?.(host, answer);
+    const after = answer.retryAfterMs;
+    if ((answer.status !== 429 && answer.status !== 503) || !after || after <= 0) return;
+    const ms = Math.min(after, MAX_CLUSTER_PAUSE_MS);
+    void PAUSE.run(this.#o.redis, [`${this.#key(host)}:next`], [ms]).catch((err: unknown) =>
+      this.#o.log.warn({ host, err: (err as Error).message }, 'host pause not shared with the cluster'),
+    );
+  }
+
+  paceFor(host: string): number {
+    return this.#o.local.paceFor?.(host) ?? this.#o.intervalMs;
+  }
+
+  rates(): HostRate[] {
+    return this.#o.local.rates?.() ?? [];
+  }
+
   #key(host: string): string {
     return `${this.#o.prefix}${host}`;
   }
@@ -112,7 +152,7 @@ export class ClusterPoliteness implements Politeness, Pacer {
     const o = this.#o;
     const holder = `${o.member}|${randomBytes(6).toString('hex')}`;
     const delay = (await o.crawlDelayMs(host)) ?? 0;
-    const interval = Math.max(o.intervalMs, delay);
+    const interval = Math.max(o.intervalMs, delay, o.local.paceFor?.(host) ?? 0);
     const key = this.#key(host);
     const deadline = Date.now() + this.#lease * 6;
     let poll = POLL_FIRST_MS;

@@ -13,7 +13,7 @@ import type { PageBudget } from '../engine/page-budget.js';
 import type { PictureRegistry } from '../engine/picture-registry.js';
 import type { DnsCache } from '../fetch/dns-cache.js';
 import type { Extractor } from '../fetch/extractor.js';
-import type { Pacer } from '../fetch/politeness.js';
+import type { HostPaceControl, Pacer } from '../fetch/politeness.js';
 import type { RenderMemory } from '../fetch/render-memory.js';
 import type { CrawlFrontier } from '../frontier/frontier.js';
 import type { Prioritizer } from '../frontier/prioritizer.js';
@@ -54,7 +54,7 @@ export interface FetcherContext extends NodeContext {
 /** What a politeness replacement is built with. */
 export interface PolitenessContext extends NodeContext {
   /** Build the default (per-host slots and interval of this process, robots.txt Crawl-delay), for one that wraps it. */
-  createDefault(): Politeness & Partial<Pacer>;
+  createDefault(): Politeness & Partial<Pacer & HostPaceControl>;
   /** A host's robots.txt Crawl-delay in milliseconds, when it has one (read once per host). */
   crawlDelayMs(host: string): Promise<number | undefined>;
 }

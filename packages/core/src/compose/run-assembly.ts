@@ -17,7 +17,14 @@ import { hasRenderStats, type RenderMemoryStats } from '../fetch/adaptive-extrac
 import { decodeBody } from '../fetch/charset.js';
 import type { Extractor } from '../fetch/extractor.js';
 import { FileExtractor } from '../fetch/file-extractor.js';
-import { HostPoliteness, type Pacer } from '../fetch/politeness.js';
+import { observedExtractor } from '../fetch/observed-extractor.js';
+import {
+  type HostPaceControl,
+  HostPoliteness,
+  type HostRate,
+  type PaceObserver,
+  type Pacer,
+} from '../fetch/politeness.js';
 import { textOf } from '../fetch/text-body.js';
 import { timedExtractor } from '../fetch/timed-extractor.js';
 import { withRetry } from '../fetch/with-retry.js';
@@ -61,7 +68,12 @@ export interface RunFetchers {
  * A catalog of a folder (a `file:` url) reads files: a FileExtractor bounded by the catalog's folder, whatever
  * fetcher and extractor it names (there is nothing to render).
  */
-export function assembleFetchers(f: ComponentFactory, ctx: RunContext, site?: SiteWatch, pacer?: Pacer): RunFetchers {
+export function assembleFetchers(
+  f: ComponentFactory,
+  ctx: RunContext,
+  site?: SiteWatch,
+  pacer?: Pacer & Partial<PaceObserver>,
+): RunFetchers {
   const s = ctx.catalog.settings;
   const files = isFileUrl(ctx.catalog.url);
   const connectionsPerOrigin = Math.max(s.hostConcurrency, 2);
@@ -83,9 +95,14 @@ export function assembleFetchers(f: ComponentFactory, ctx: RunContext, site?: Si
   // Every page request (each retry too) is timed into the node's fetch-latency histogram (MetricsService).
   const timings = fetchTimings(f);
   const page = timedExtractor(noRedirects(pages), (seconds) => timings.observe(ctx.catalog.name, seconds));
+  // Each attempt's answer adapts its host's pace (a 429 halves it, Retry-After pauses the host, slow answers slow
+  // it); a retry waits for the host's pace like a first request.
+  const observer = pacer?.observe ? { observe: pacer.observe } : undefined;
+  const observed = (e: Extractor) => (observer ? observedExtractor(e, observer) : e);
+  const beforeRetry = pacer ? (url: string, signal?: AbortSignal) => pacer.pace(new URL(url).host, signal) : undefined;
   return {
-    page: withRetry(page, { retries: s.maxRetries, retryStatuses: [429, 500, 502, 503, 504] }),
-    image: withRetry(base, { retries: s.maxRetries }),
+    page: withRetry(observed(page), { retries: s.maxRetries, retryStatuses: [429, 500, 502, 503, 504], beforeRetry }),
+    image: withRetry(observed(base), { retries: s.maxRetries, beforeRetry }),
     // Any type is read (a `sitemap.xml.gz` is a binary): gzipped files are inflated (textOf).
     text: async (url) => {
       const r = await base.fetch(url, { binary: true });
@@ -213,8 +230,11 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
   // One object the acceptors read at each check, so a running job's depth limit can change (JobService).
   const limits: RunLimits = { depth: s.depth };
   // A rendered page's own requests are spaced by the run's politeness, built below (it reads robots.txt first).
-  let politeness: (Politeness & Partial<Pacer>) | undefined;
-  const pacer: Pacer = { pace: async (host, signal) => politeness?.pace?.(host, signal) };
+  let politeness: (Politeness & Partial<Pacer & HostPaceControl>) | undefined;
+  const pacer: Pacer & PaceObserver = {
+    pace: async (host, signal) => politeness?.pace?.(host, signal),
+    observe: (host, answer) => politeness?.observe?.(host, answer),
+  };
   const fetchers = assembleFetchers(f, ctx, site, pacer);
   const robotsFetch = async (url: string) => {
     try {
@@ -376,7 +396,7 @@ export function assemblePoliteness(
   f: ComponentFactory,
   ctx: RunContext,
   robots?: RobotsProvider,
-): Politeness & Partial<Pacer> {
+): Politeness & Partial<Pacer & HostPaceControl> {
   const crawlDelayMs = async (host: string) =>
     robots ? await robots.crawlDelayMs(`http://${host}/`).catch(() => undefined) : undefined;
   const createDefault = () => defaultPoliteness(ctx, crawlDelayMs);
@@ -386,11 +406,11 @@ export function assemblePoliteness(
 function defaultPoliteness(
   ctx: RunContext,
   crawlDelayMs: (host: string) => Promise<number | undefined>,
-): Politeness & Pacer {
+): Politeness & Pacer & HostPaceControl {
   const s = ctx.catalog.settings;
-  // A folder's files are local: no interval, and as many reads at once as the catalog has threads.
+  // A folder's files are local: no interval, no adapted pace, and as many reads at once as the catalog has threads.
   const politeness = isFileUrl(ctx.catalog.url)
-    ? new HostPoliteness({ maxPerHost: Math.max(s.threads, s.hostConcurrency), minIntervalMs: 0 })
+    ? new HostPoliteness({ maxPerHost: Math.max(s.threads, s.hostConcurrency), minIntervalMs: 0, adaptive: false })
     : new HostPoliteness({ maxPerHost: s.hostConcurrency, minIntervalMs: s.intervalMs });
   return {
     acquire: async (host) => {
@@ -400,6 +420,9 @@ function defaultPoliteness(
     },
     // The page's acquire above already read its host's Crawl-delay.
     pace: (host, signal) => politeness.pace(host, signal),
+    observe: (host, answer) => politeness.observe(host, answer),
+    paceFor: (host) => politeness.paceFor(host),
+    rates: (): HostRate[] => politeness.rates(),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { errorMessage } from '../errors.js';
+import type { HostRate } from '../fetch/host-pace.js';
 import type { LeasedEntry } from '../frontier/frontier.js';
 import type { ChannelStats } from '../outputs/composite-output-channel.js';
 import { Committer } from './committer.js';
@@ -144,6 +145,12 @@ export class CrawlEngine {
   /** Pages being handled right now. */
   get active(): number {
     return this.#active;
+  }
+
+  /** The busy hosts' pace now (rate, setting, in flight, waiting, paused), busiest first, at most `limit`. */
+  hostRates(limit = 10): HostRate[] {
+    const rates = this.#d.politeness.rates?.() ?? [];
+    return rates.sort((a, b) => b.inFlight + b.queued - (a.inFlight + a.queued)).slice(0, limit);
   }
 
   /** Per output channel: pages made durable and failures so far. */

@@ -13,8 +13,19 @@ export type * from './extractor.js';
 export { FileExtractor, type FileExtractorOptions, fileEtag, MAX_FOLDER_ENTRIES } from './file-extractor.js';
 export { FileRenderMemory, type FileRenderMemoryOptions } from './file-render-memory.js';
 export { FILE_TYPES, FOLDER_TYPE, fileContentType, UNKNOWN_FILE_TYPE } from './file-types.js';
+export { AdaptivePace, MAX_PAUSE_MS } from './host-pace.js';
 export { HttpExtractor, type HttpExtractorOptions } from './http-extractor.js';
-export { HostPoliteness, type HostPolitenessOptions, type Pacer, type Release } from './politeness.js';
+export { observedExtractor } from './observed-extractor.js';
+export {
+  type HostAnswer,
+  type HostPaceControl,
+  HostPoliteness,
+  type HostPolitenessOptions,
+  type HostRate,
+  type PaceObserver,
+  type Pacer,
+  type Release,
+} from './politeness.js';
 export {
   adviseRender,
   DEFAULT_RENDER_POLICY,

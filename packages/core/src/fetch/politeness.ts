@@ -1,4 +1,7 @@
 import { CrawlerError } from '../errors.js';
+import { AdaptivePace, type HostAnswer, type HostRate, type PaceObserver, perSecond } from './host-pace.js';
+
+export type { HostAnswer, HostRate, PaceObserver } from './host-pace.js';
 
 /** Options of {@link HostPoliteness}. */
 export interface HostPolitenessOptions {
@@ -6,8 +9,15 @@ export interface HostPolitenessOptions {
   maxPerHost?: number | undefined;
   /** Minimum time between two request starts to one host. @default 1000 */
   minIntervalMs?: number | undefined;
-  /** Hosts remembered for crawl-delay overrides (oldest forgotten first). @default 10000 */
+  /** Hosts remembered for crawl-delay overrides and adapted paces (oldest forgotten first). @default 10000 */
   maxCrawlDelayHosts?: number | undefined;
+  /**
+   * Request starts one host may make at once after a quiet spell: the token bucket's size. Its rate is one token per
+   * interval, so the default 1 is a minimum interval between two starts. @default 1
+   */
+  burst?: number | undefined;
+  /** Adapt each host's pace to its answers (see {@link AdaptivePace}); off, only the setting counts. @default true */
+  adaptive?: boolean | undefined;
 }
 
 /** Give back a slot taken with {@link HostPoliteness.acquire}; calling it twice is harmless. */
@@ -24,6 +34,14 @@ export interface Pacer {
   pace(host: string, signal?: AbortSignal): Promise<void>;
 }
 
+/** What a run's politeness offers beyond slots and pacing: the hosts' adapted pace (HostPoliteness). */
+export interface HostPaceControl extends PaceObserver {
+  /** The interval applied to a host now (its setting, or longer when its answers slowed it). */
+  paceFor(host: string): number;
+  /** The busy hosts' pace now. */
+  rates(): HostRate[];
+}
+
 interface Waiter {
   resolve: (release: Release) => void;
   reject: (err: unknown) => void;
@@ -33,7 +51,9 @@ interface Waiter {
 
 interface HostState {
   inFlight: number;
-  nextStart: number;
+  /** The token bucket: tokens held at `refilledAt` (at most `burst`; one per interval is added). */
+  tokens: number;
+  refilledAt: number;
   queue: Waiter[];
   /** Requests inside a slot already held (see {@link Pacer}): served before `queue`, without a slot of their own. */
   paced: Waiter[];
@@ -42,17 +62,23 @@ interface HostState {
 }
 
 /**
- * Per-host politeness: at most `maxPerHost` requests in flight and at least `minIntervalMs` (or the host's
- * robots.txt crawl-delay, when longer) between two request starts. Waiters are served FIFO by timers
- * (unref'd, no busy waiting); idle hosts are forgotten, so memory follows the hosts in use. `pace` spaces the
- * requests made inside a slot already held (a rendered page's scripts and data) by the same interval.
+ * Per-host politeness: at most `maxPerHost` requests in flight, and request starts drawn from a token bucket per
+ * host — one token per interval (`minIntervalMs`, or the host's robots.txt Crawl-delay when longer, or the pace the
+ * host's answers adapted it to: {@link AdaptivePace}), at most `burst` held. A Retry-After pauses every request to
+ * the host. Waiters are served FIFO by timers (unref'd, no busy waiting); idle hosts are forgotten, so memory
+ * follows the hosts in use. `pace` spaces the requests made inside a slot already held (a rendered page's scripts
+ * and data) from the same bucket.
  */
-export class HostPoliteness implements Pacer {
+export class HostPoliteness implements Pacer, HostPaceControl {
   private readonly maxPerHost: number;
   private readonly minIntervalMs: number;
   private readonly maxDelayHosts: number;
+  private readonly burst: number;
+  private readonly adaptive: boolean;
   private readonly hosts = new Map<string, HostState>();
   private readonly crawlDelays = new Map<string, number>();
+  /** Hosts whose pace differs from their setting (adapted, or paused). */
+  private readonly paces = new Map<string, AdaptivePace>();
   private maxObserved = 0;
   private closed = false;
 
@@ -60,6 +86,9 @@ export class HostPoliteness implements Pacer {
     this.maxPerHost = options.maxPerHost ?? 2;
     this.minIntervalMs = options.minIntervalMs ?? 1000;
     this.maxDelayHosts = options.maxCrawlDelayHosts ?? 10_000;
+    this.burst = options.burst ?? 1;
+    this.adaptive = options.adaptive ?? true;
+    if (!(this.burst >= 1)) throw new TypeError('HostPoliteness: burst must be >= 1');
     if (!Number.isInteger(this.maxPerHost) || this.maxPerHost < 1) {
       throw new TypeError('HostPoliteness: maxPerHost must be an integer >= 1');
     }
@@ -77,9 +106,63 @@ export class HostPoliteness implements Pacer {
     }
   }
 
-  /** The interval applied to a host. */
+  /** The interval the settings give a host: the minimum interval, or its Crawl-delay when longer. */
   intervalFor(host: string): number {
     return Math.max(this.minIntervalMs, this.crawlDelays.get(host) ?? 0);
+  }
+
+  /** The interval applied to a host now: its setting, or longer when its answers slowed it down. */
+  paceFor(host: string): number {
+    const setting = this.intervalFor(host);
+    return this.paces.get(host)?.effective(setting) ?? setting;
+  }
+
+  /** Milliseconds left of the host's pause (a Retry-After); 0 when it is not paused. */
+  pausedFor(host: string, now = Date.now()): number {
+    return Math.max(0, (this.paces.get(host)?.pausedUntil ?? 0) - now);
+  }
+
+  /**
+   * Learn from one answer of the host (each attempt): a 429 or 503 halves its rate and its Retry-After pauses it, a
+   * slow answer slows it, a run of fast ones earns the rate back (see {@link AdaptivePace}).
+   */
+  observe(host: string, answer: HostAnswer): void {
+    if (!this.adaptive || this.closed) return;
+    const setting = this.intervalFor(host);
+    let pace = this.paces.get(host);
+    if (!pace) {
+      pace = new AdaptivePace(setting);
+      this.paces.set(host, pace);
+      if (this.paces.size > this.maxDelayHosts) this.paces.delete(this.paces.keys().next().value!);
+    }
+    pace.observe(answer, setting);
+    const s = this.hosts.get(host);
+    // A pause or a longer interval reschedules the host's next start.
+    if (s?.timer) {
+      clearTimeout(s.timer);
+      s.timer = null;
+    }
+    if (s) this.pump(host, s);
+    else if (pace.atSetting(setting) && this.paces.get(host) === pace) this.paces.delete(host);
+  }
+
+  /** The hosts with requests in flight, waiting, or paused, with their pace now. */
+  rates(now = Date.now()): HostRate[] {
+    const out: HostRate[] = [];
+    for (const [host, s] of this.hosts) {
+      const paused = this.pausedFor(host, now);
+      const queued = s.queue.length + s.paced.length;
+      if (s.inFlight === 0 && queued === 0 && paused === 0) continue;
+      out.push({
+        host,
+        ratePerSecond: perSecond(this.paceFor(host)),
+        settingPerSecond: perSecond(this.intervalFor(host)),
+        inFlight: s.inFlight,
+        queued,
+        pausedForMs: paused,
+      });
+    }
+    return out;
   }
 
   /** Wait for a slot on `host`; resolves to the function that gives it back. Rejects if `signal` aborts first. */
@@ -106,7 +189,15 @@ export class HostPoliteness implements Pacer {
     if (signal?.aborted) return Promise.reject(signal.reason);
     let state = this.hosts.get(host);
     if (!state) {
-      state = { inFlight: 0, nextStart: 0, queue: [], paced: [], timer: null, maxInFlight: 0 };
+      state = {
+        inFlight: 0,
+        tokens: this.burst,
+        refilledAt: Date.now(),
+        queue: [],
+        paced: [],
+        timer: null,
+        maxInFlight: 0,
+      };
       this.hosts.set(host, state);
     }
     const s = state;
@@ -146,20 +237,35 @@ export class HostPoliteness implements Pacer {
     };
   }
 
+  /** When the host's next start may be: a token in its bucket, and its pause over. Refills the bucket to `now`. */
+  private readyAt(host: string, s: HostState, now: number): number {
+    const interval = this.paceFor(host);
+    const paused = this.paces.get(host)?.pausedUntil ?? 0;
+    if (interval <= 0) {
+      s.tokens = this.burst;
+      s.refilledAt = now;
+      return Math.max(now, paused);
+    }
+    s.tokens = Math.min(this.burst, s.tokens + (now - s.refilledAt) / interval);
+    s.refilledAt = now;
+    return Math.max(s.tokens >= 1 ? now : now + Math.ceil((1 - s.tokens) * interval), paused);
+  }
+
   private pump(host: string, s: HostState): void {
     while (s.paced.length > 0 || (s.queue.length > 0 && s.inFlight < this.maxPerHost)) {
       const now = Date.now();
-      if (now < s.nextStart) {
+      const at = this.readyAt(host, s, now);
+      if (now < at) {
         if (!s.timer) {
           s.timer = setTimeout(() => {
             s.timer = null;
             this.pump(host, s);
-          }, s.nextStart - now);
+          }, at - now);
           s.timer.unref();
         }
         return;
       }
-      s.nextStart = now + this.intervalFor(host);
+      s.tokens -= 1;
       const paced = s.paced.shift();
       if (paced) {
         // Inside a slot already held: no slot of its own, nothing to give back.
@@ -185,9 +291,15 @@ export class HostPoliteness implements Pacer {
 
   private forgetIfIdle(host: string, s: HostState): void {
     if (s.inFlight > 0 || s.queue.length > 0 || s.paced.length > 0) return;
-    const wait = s.nextStart - Date.now();
+    const now = Date.now();
+    this.readyAt(host, s, now);
+    const interval = this.paceFor(host);
+    // Forgotten once its bucket is full again: a new state starts full.
+    const wait = interval > 0 ? Math.ceil((this.burst - s.tokens) * interval) : 0;
     if (wait <= 0) {
       if (this.hosts.get(host) === s) this.hosts.delete(host);
+      const pace = this.paces.get(host);
+      if (pace?.atSetting(this.intervalFor(host), now)) this.paces.delete(host);
       return;
     }
     if (!s.timer) {
@@ -214,6 +326,7 @@ export class HostPoliteness implements Pacer {
       }
     }
     this.hosts.clear();
+    this.paces.clear();
   }
 
   [Symbol.dispose](): void {

@@ -11,6 +11,11 @@ export interface RetryOptions {
   maxDelayMs?: number | undefined;
   /** HTTP statuses retried like transport errors. @default [429, 503] */
   retryStatuses?: readonly number[] | undefined;
+  /**
+   * Awaited before each retry, after the backoff: the host's politeness (a retry runs in the slot the first attempt
+   * took, so it waits for the host's pace — its pause after a Retry-After, its token — here).
+   */
+  beforeRetry?: ((url: string, signal: AbortSignal | undefined) => Promise<void>) | undefined;
 }
 
 /** Seconds or an HTTP date → milliseconds from now; null when absent or unreadable. */
@@ -83,6 +88,7 @@ export function withRetry(extractor: Extractor, options: RetryOptions = {}): Ext
           wait = backoff(attempt);
         }
         await sleep(wait, signal);
+        await options.beforeRetry?.(url, signal);
       }
     },
     close: () => extractor.close(),

@@ -1,5 +1,7 @@
 import type { CounterSnapshot } from '../engine/counters.js';
+import type { PublishedRun } from '../compose/publications.js';
 import type { CrawlCoordinator } from '../engine/crawl-coordinator.js';
+import type { HostRate } from '../fetch/host-pace.js';
 import type { CrawlFrontier } from '../frontier/frontier.js';
 import type { Catalog, CatalogRef, CatalogSettings, CrawlAction, RunReport } from '../model.js';
 
@@ -37,6 +39,11 @@ export interface CrawlRequest extends CatalogRef {
   version?: number | undefined;
   /** Worker threads of this run only, instead of the catalog's (a cluster node's `--threads`); not stored. */
   threads?: number | undefined;
+  /**
+   * Where the change set of this run goes once it published, instead of this process's change log and publications
+   * (alerts): a cluster's member hands its part to the leader, which records and announces the run's whole set once.
+   */
+  publishedChanges?: ((run: PublishedRun) => Promise<void>) | undefined;
 }
 
 export interface CrawlProgress {
@@ -47,6 +54,11 @@ export interface CrawlProgress {
   queued: number;
   active: number;
   pagesPerSecond: number;
+  /**
+   * The busy hosts' pace (at most 10, busiest first): request starts per second allowed now and by the settings
+   * (null: unlimited), requests in flight and waiting, and the pause left after a Retry-After. Absent when none.
+   */
+  hosts?: HostRate[] | undefined;
   /** The vector layer's progress and rate: pages with a vector, complete, chunks/s (absent without vectors). */
   embedding?: EmbeddingProgress | undefined;
 }

@@ -36,6 +36,8 @@ export function progressReporter(
           active: engine.active,
           pagesPerSecond: rate,
         };
+        const hosts = engine.hostRates();
+        if (hosts.length > 0) p.hosts = hosts;
         const embedding = early.progress();
         if (embedding) p.embedding = embedding;
         req.onProgress?.(p);

@@ -397,6 +397,8 @@ export class JobService {
     job.active = p.active;
     job.pagesPerSecond = p.pagesPerSecond;
     if (p.embedding) job.embedding = p.embedding;
+    if (p.hosts) job.hosts = p.hosts;
+    else delete job.hosts;
     const outputs = this.#engine(job.catalogId)?.outputStats();
     if (outputs) job.outputs = outputs;
     this.#listeners.emit({ type: 'progress', job: snapshot(job) });
@@ -409,6 +411,7 @@ export class JobService {
       job.endedAt = new Date().toISOString();
       job.active = 0;
       job.pagesPerSecond = 0;
+      delete job.hosts;
       if ('err' in end) {
         const r = reportOf(end.err);
         job.state = 'failed';

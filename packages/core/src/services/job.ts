@@ -1,5 +1,6 @@
 import type { CatalogSettings } from '../config.js';
 import type { CounterSnapshot } from '../engine/counters.js';
+import type { HostRate } from '../fetch/host-pace.js';
 import type { RunReport } from '../model.js';
 import type { ChannelStats } from '../outputs/composite-output-channel.js';
 import type { CatalogRef } from './catalog-service.js';
@@ -40,6 +41,8 @@ export interface Job {
   endedAt: string | null;
   /** A crawl's vector layer, live: pages with a vector, pages complete, chunks/s (absent without vectors). */
   embedding?: EmbeddingProgress;
+  /** A crawl's busy hosts and their pace now (CrawlProgress.hosts); absent when none. */
+  hosts?: HostRate[];
   /** Per output channel of a crawl: pages written and failures (live, then the report's). */
   outputs?: Record<string, ChannelStats>;
   /** A replay's latest progress. */

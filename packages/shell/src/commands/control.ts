@@ -1,4 +1,4 @@
-import type { Greenfinger, Job, RunStatus } from '@greenfinger/core';
+import type { Greenfinger, HostRate, Job, RunStatus } from '@greenfinger/core';
 import { type CommandContext, type CommandSpec, defineCommand } from '../command-spec.js';
 import { embeddingProgress } from '../format.js';
 import { EXIT } from '../io.js';
@@ -63,7 +63,7 @@ export const CONTROL_COMMANDS: CommandSpec[] = [
       clusterOption('the members of this cluster, its leader and its run ({members:[{name, leader, …}], leader, run})'),
       dataOption(),
       jsonOption(
-        'print exactly one JSON document: [{catalogId, catalog, action, version, pid, since, counters, queued, embedding}]',
+        'print exactly one JSON document: [{catalogId, catalog, action, version, pid, since, counters, queued, hosts, embedding}]',
       ),
       { flags: '--all', description: 'also the jobs of this prompt that ended', promptOnly: true },
     ],
@@ -99,12 +99,28 @@ function formatStatus(runs: RunStatus[]): string {
         ? ` — saved ${c.saved}, dispatched ${c.dispatched}, handled ${c.handled}, queued ${r.queued ?? 0}, ${(r.pagesPerSecond ?? 0).toFixed(1)} pages/s` +
           (r.embedding ? `, ${embeddingProgress(r.embedding)}` : '')
         : '';
-      return `${r.catalog ?? r.catalogId} ${r.action ?? 'crawl'} v${r.version ?? '?'} (process ${r.pid}, since ${r.since})${counts}`;
+      const hosts = r.hosts?.length ? `\n  ${hostsLine(r.hosts)}` : '';
+      return `${r.catalog ?? r.catalogId} ${r.action ?? 'crawl'} v${r.version ?? '?'} (process ${r.pid}, since ${r.since})${counts}${hosts}`;
     })
     .join('\n')}\n`;
 }
 
 const live = (j: Job) => j.state === 'running' || j.state === 'queued';
+
+/**
+ * The busy hosts' pace in one line: `hosts: a.test 2/s (setting 4/s) · 1 in flight · 3 waiting · paused 1.5s`; a rate
+ * of null is unlimited (interval 0, nothing slowed it).
+ */
+export function hostsLine(hosts: HostRate[]): string {
+  const rate = (r: number | null) => (r === null ? 'unlimited' : `${r}/s`);
+  const one = (h: HostRate) =>
+    `${h.host} ${rate(h.ratePerSecond)}` +
+    (h.ratePerSecond !== h.settingPerSecond ? ` (setting ${rate(h.settingPerSecond)})` : '') +
+    `, ${h.inFlight} in flight` +
+    (h.queued > 0 ? `, ${h.queued} waiting` : '') +
+    (h.pausedForMs > 0 ? `, paused ${(h.pausedForMs / 1000).toFixed(1)}s` : '');
+  return `hosts: ${hosts.map(one).join(' · ')}`;
+}
 
 /**
  * In the prompt: on a terminal, while jobs of this session run, the live view (redrawn once a second until `q`
@@ -142,6 +158,7 @@ export function jobLines(j: Job): string[] {
   ];
   drops.sort((a, b) => b[1] - a[1]);
   if (j.embedding && (j.state === 'running' || j.state === 'queued')) lines.push(`  ${embeddingProgress(j.embedding)}`);
+  if (j.hosts?.length && live(j)) lines.push(`  ${hostsLine(j.hosts)}`);
   lines.push(`  drops: ${drops.length ? drops.map(([k, v]) => `${k} ${n(v)}`).join(' · ') : 'none'}`);
   if (j.error) lines.push(`  ${j.error.message}`);
   return lines;
