@@ -25,6 +25,7 @@ import {
   useLoad,
   when,
 } from '../ui';
+import { ChangeLog } from './change-log';
 
 const COLORS = ['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7'];
 /** SAVED is always green; the other outcomes take the next colour in order. */
@@ -126,6 +127,7 @@ export function Monitor({ catalogRef, admin }: { catalogRef: string; admin: bool
   const [ended, setEnded] = useState<JobView | null>(null);
   const [streamState, setStreamState] = useState<'connecting' | 'live' | 'idle' | 'ended' | 'lost'>('connecting');
   const [watch, setWatch] = useState(0);
+  const [startedJob, setStartedJob] = useState<string | undefined>(undefined);
   const [status, setStatus] = useState('');
   const [error, setError] = useState('');
   const [dryRun, setDryRun] = useState<{ version: number; rows: DeleteRow[]; serving: boolean } | null>(null);
@@ -164,6 +166,7 @@ export function Monitor({ catalogRef, admin }: { catalogRef: string; admin: bool
       const r = await call<JobStarted>('POST', `/v2/crawl/${ref}${verb === 'crawl' ? '' : `/${verb}`}`, body);
       setStatus(r.message);
       setEnded(null);
+      setStartedJob(r.data.jobId);
       setWatch((w) => w + 1);
     } catch (err) {
       setStatus('');
@@ -245,6 +248,9 @@ export function Monitor({ catalogRef, admin }: { catalogRef: string; admin: bool
               </button>
               <button type="button" class="secondary" disabled={c.searchVersion < 0} onClick={() => start('update')}>
                 Update (new version)
+              </button>
+              <button type="button" class="secondary" disabled={c.searchVersion < 0} onClick={() => start('merge')}>
+                Merge (revisit what changed)
               </button>
               <a href={href(`catalogs/edit/${c.name}`)}>Edit settings</a>
             </>
@@ -354,6 +360,8 @@ export function Monitor({ catalogRef, admin }: { catalogRef: string; admin: bool
           </table>
         </TableBox>
       ) : null}
+
+      <ChangeLog catalog={c.name} runningJob={live?.jobId ?? startedJob} tick={tick} />
 
       <h2>Versions</h2>
       <ErrorLine error={versions.error} />

@@ -147,6 +147,14 @@ export function UrlDetail({ urlId }: { urlId: string }) {
           <dd>{when(u.fetchedAt)}</dd>
         </div>
         <div>
+          <dt>Last changed</dt>
+          <dd data-testid="changed">
+            {u.changeCount > 0
+              ? `${when(u.changedAt)} (${u.changeCount} ${u.changeCount === 1 ? 'change' : 'changes'} in this version)`
+              : 'never in this version'}
+          </dd>
+        </div>
+        <div>
           <dt>Version</dt>
           <dd>{u.version}</dd>
         </div>

@@ -126,6 +126,7 @@ export function Urls({ query }: { query: URLSearchParams }) {
                     <th scope="col">Status</th>
                     <th scope="col">Depth</th>
                     <th scope="col">When</th>
+                    <th scope="col">Last changed</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -144,6 +145,15 @@ export function Urls({ query }: { query: URLSearchParams }) {
                       <td>{u.status ?? '—'}</td>
                       <td>{u.depth}</td>
                       <td>{when(u.fetchedAt)}</td>
+                      <td>
+                        {when(u.changedAt)}
+                        {u.changeCount > 0 ? (
+                          <span class="muted">
+                            {' '}
+                            ({u.changeCount} {u.changeCount === 1 ? 'change' : 'changes'})
+                          </span>
+                        ) : null}
+                      </td>
                     </tr>
                   ))}
                 </tbody>
