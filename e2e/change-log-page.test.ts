@@ -127,6 +127,8 @@ describe('the change log, in a browser', () => {
     // The merge's set opened by itself, from the change stream: each edited page with its diff.
     const opened = page.getByRole('region', { name: 'Changes of the merge of version 0' });
     await visible(opened.getByRole('heading', { name: 'Changed (3)' }));
+    const merged = page.url();
+    expect(merged).toMatch(/#\/monitor\/groves\?run=/);
     const changed = opened.locator('ul.changed-list > li');
     await expect.poll(() => changed.count(), POLL).toBe(3);
     for (const [i, n] of [...EDITED].sort().entries()) {
@@ -144,6 +146,7 @@ describe('the change log, in a browser', () => {
     await page.getByRole('link', { name: 'Open the crawl of version 0' }).click();
     await visible(page.getByRole('heading', { name: 'Added (31)' }));
     expect(page.url()).toMatch(/#\/monitor\/groves\?run=/);
+    expect(page.url()).not.toBe(merged);
   });
 
   it('the url ledger: each url its last change and how many', async () => {

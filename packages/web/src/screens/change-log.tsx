@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, qs, readEvents } from '../api';
 import type { ChangeRun, ChangeRuns, Changes, JobView } from '../api-types.gen';
-import { Empty, ErrorLine, href, Loading, message, num, TableBox, useLoad, useRoute, when } from '../ui';
+import { Empty, ErrorLine, go, href, Loading, message, num, TableBox, useLoad, useRoute, when } from '../ui';
 
 /** How many urls of each list an opened run shows; the rest are counted. */
 const SHOWN = 200;
@@ -117,11 +117,9 @@ export function ChangeLog({
   const ref = encodeURIComponent(catalog);
   const [reloads, setReloads] = useState(0);
   const runs = useLoad(`${tick}-${reloads}`, (s) => get<ChangeRuns>(`/v2/catalog/${ref}/changes/runs`, s));
-  // The run opened: named by the page's address (`#/monitor/NAME?run=AT`, a link to share), or the one a live
-  // stream just published.
-  const linked = useRoute().query.get('run');
-  const [published, setPublished] = useState<string | null>(null);
-  const open = linked ?? published;
+  // The run opened is named by the page's address (`#/monitor/NAME?run=AT`, a link to share); a run the live
+  // stream says just published is opened by going there.
+  const open = useRoute().query.get('run');
   const [following, setFollowing] = useState<string | null>(null);
   const [going, setGoing] = useState<JobView | null>(null);
   const [note, setNote] = useState('');
@@ -148,7 +146,7 @@ export function ChangeLog({
               ? `The ${run.action} of version ${run.version} published: ${c.added.length} added, ${c.changed.length} changed, ${c.removed.length} removed.`
               : '',
           );
-          if (run) setPublished(run.at);
+          if (run) go(`monitor/${catalog}`, { run: run.at });
           setReloads((n) => n + 1);
         } else if (event === 'end') {
           setGoing(null);
@@ -201,7 +199,6 @@ export function ChangeLog({
                     <a
                       href={href(`monitor/${catalog}`, open === r.at ? {} : { run: r.at })}
                       aria-current={open === r.at ? 'true' : undefined}
-                      onClick={() => setPublished(null)}
                     >
                       {open === r.at ? 'Close' : 'Open'} the {r.action} of version {r.version}
                     </a>
