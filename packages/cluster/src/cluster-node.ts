@@ -12,6 +12,7 @@ import {
 import type { Redis } from 'ioredis';
 import { catchUpCatalogs } from './admin/catalog-catch-up.js';
 import type { AdminRouting } from './admin/cluster-admin-writer.js';
+import { isPerNodeBlobStore } from './channels/blob-replica.js';
 import { announcingWriter } from './channels/deletion-announcer.js';
 import { DeletionFollower } from './channels/deletion-follower.js';
 import { announceDeletion, type Deletion } from './channels/deletion-log.js';
@@ -27,6 +28,7 @@ import { ClusterKeys, checkName } from './plumbing/keys.js';
 import { closeRedis, connectRedis } from './plumbing/redis-connection.js';
 import { ReplayMember } from './replay/replay-member.js';
 import { LeaderSchedules } from './run/leader-schedules.js';
+import { followRunChanges } from './run/run-changes.js';
 import { decodeRunInfo, type PolitenessScope, politenessScope, type RunInfo } from './run/run-info.js';
 import { postPart, takePart } from './run/run-member.js';
 import { currentRun, supervise } from './run/run-supervisor.js';
@@ -382,6 +384,16 @@ export class ClusterNode {
         if (this.#completed.has(m.runId)) return;
         this.#completed.add(m.runId);
         await this.#replicas.stopRun(m.runId);
+        // The run's change set, recorded by the leader: into this member's change log too when its files are its own.
+        if (
+          m.published &&
+          m.from !== this.name &&
+          this.#replicas.ownBlobs &&
+          isPerNodeBlobStore(this.#replicas.ownBlobs)
+        )
+          await followRunChanges({ keys: this.keys, redis: this.#redis, gf: this.gf, log: this.#log }, m.runId).catch(
+            (err: unknown) => this.#log.warn({ err, runId: m.runId }, 'the run’s change set was not copied here'),
+          );
         for (const l of this.#onCompleted) {
           try {
             l(m);

@@ -167,6 +167,10 @@ export class RunKeys {
   get published(): string {
     return `${this.base}published`;
   }
+  /** The run's change set, merged over the members, as the leader recorded it (run-changes.ts). */
+  get changes(): string {
+    return `${this.base}changes`;
+  }
   /** Set once COMPLETED was broadcast (SET NX), holding the merged report. */
   get completed(): string {
     return `${this.base}completed`;

@@ -1,4 +1,4 @@
-import type { RunReport } from '@greenfinger/core';
+import type { ChangeSet, RunReport } from '@greenfinger/core/internal';
 
 /** A member's part of a run, as it posted it: its report, or the error that ended its part. */
 export interface MemberPart {
@@ -11,6 +11,8 @@ export interface MemberPart {
   forwarded?: number;
   /** Entries it had read ahead and found re-homed after its heartbeat lapsed: not fetched by it. */
   revoked?: number;
+  /** Its part of the run's change set, when its part published (the leader records the merged set once). */
+  changes?: ChangeSet & { comparedWith?: number | undefined };
 }
 
 /**

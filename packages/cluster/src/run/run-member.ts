@@ -48,6 +48,7 @@ export async function takePart(
   const reader = await connectRedis(ctx.redisUrl, { role: 'crawl-stream', log });
   const progress = new SharedCounters(ctx.redis, run.progress, ctx.name, { log });
   let coordinator: ClusterCrawlCoordinator | undefined;
+  let changes: MemberPart['changes'];
   const publishProgress = () => {
     const engine = ctx.gf.crawler.running().find((r) => r.catalogId === catalogId)?.engine;
     if (!engine) return;
@@ -75,6 +76,10 @@ export async function takePart(
       action: info.action,
       version: info.version,
       threads: ctx.threads,
+      // Its part of the change set goes to the leader with its part: the run's whole set is recorded once.
+      publishedChanges: async (p) => {
+        changes = { ...p.changes, ...(p.comparedWith !== undefined ? { comparedWith: p.comparedWith } : {}) };
+      },
       coordinator: (frontier) => {
         coordinator = new ClusterCrawlCoordinator(frontier, {
           redis: ctx.redis,
@@ -97,6 +102,7 @@ export async function takePart(
       duplicates: coordinator?.duplicates ?? 0,
       forwarded: coordinator?.forwarded ?? 0,
       revoked: coordinator?.revoked ?? 0,
+      ...(changes ? { changes } : {}),
     };
   } catch (err) {
     log.error({ err }, 'this member’s part of the run failed');

@@ -1,5 +1,6 @@
 import {
   type AdminWriter,
+  type ChangeLogEntry,
   type Greenfinger,
   type Logger,
   keys as layoutKeys,
@@ -17,6 +18,7 @@ import { type ClusterRunReport, continueReport, type MemberPart, mergeReports } 
 import { CrawlStreams } from './crawl-stream.js';
 import { rehome } from './rehome.js';
 import { CHECK, runState } from './routing-scripts.js';
+import { announceRunChanges, runChangeEntry } from './run-changes.js';
 import { decodeRunInfo, type RunInfo } from './run-info.js';
 import { holdQueue, keepForResume, type ResumableRun, reportBefore } from './run-resume.js';
 
@@ -202,6 +204,7 @@ async function complete(ctx: SupervisorContext, info: RunInfo, ending: string, p
   const parts: Record<string, MemberPart> = {};
   for (const [node, text] of Object.entries(posted)) parts[node] = (parseObject(text) ?? {}) as MemberPart;
   let merged = mergeReports({ cluster: ctx.keys.cluster, runId: info.runId, ending, parts });
+  let changes: ChangeLogEntry | undefined;
   const state = runState(await CHECK.run(ctx.redis, [run.counters, run.members, run.ending], [run.stream('')]));
   if (merged) {
     const before = info.resumes ? await reportBefore(ctx.redis, run) : undefined;
@@ -213,6 +216,15 @@ async function complete(ctx: SupervisorContext, info: RunInfo, ending: string, p
         [...rehomed].map(([node, r]) => [node, { moved: Number(r.moved ?? 0), claimed: Number(r.claimed ?? 0) }]),
       );
     }
+    // The run's change set over every member (its counts, not the first member's, in the merged report).
+    changes = merged.ending.published ? runChangeEntry(info, parts, merged.endedAt) : undefined;
+    if (changes) {
+      merged.changes = {
+        added: changes.added.length,
+        changed: changes.changed.length,
+        removed: changes.removed.length,
+      };
+    } else delete merged.changes;
     await writeMerged(ctx, info, merged);
   }
   // No member posted a report (every part failed): what the run was and why each part ended, for the caller.
@@ -233,6 +245,8 @@ async function complete(ctx: SupervisorContext, info: RunInfo, ending: string, p
   // Whoever finds it completed clears `run:current` (a leader that died right after completing it left it set).
   await clearCurrent(ctx.redis, ctx.keys, info.runId);
   if (!first) return;
+  // Once, by the leader that completed it: one change log entry for the run, its webhooks and saved searches.
+  if (changes) await announceRunChanges(ctx, info, info.runId, changes, FINISHED_RUN_TTL_SECONDS);
   await ctx
     .local()
     .setRunningState(info.catalog.id, 'none')

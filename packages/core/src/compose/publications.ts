@@ -14,6 +14,8 @@ export interface PublishedRun {
   /** When the run ended (ISO). */
   publishedAt: string;
   changes: ChangeSet;
+  /** A rebuild's set is its version compared with the one served before it (undefined: none was). */
+  comparedWith?: number | undefined;
 }
 
 /** Told of each publishing run; must return at once (work of its own runs in the background). */

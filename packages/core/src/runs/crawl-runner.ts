@@ -1,3 +1,4 @@
+import type { PublishedRun } from '../compose/publications.js';
 import type { CounterSnapshot } from '../engine/counters.js';
 import type { CrawlCoordinator } from '../engine/crawl-coordinator.js';
 import type { HostRate } from '../fetch/host-pace.js';
@@ -38,6 +39,11 @@ export interface CrawlRequest extends CatalogRef {
   version?: number | undefined;
   /** Worker threads of this run only, instead of the catalog's (a cluster node's `--threads`); not stored. */
   threads?: number | undefined;
+  /**
+   * Where the change set of this run goes once it published, instead of this process's change log and publications
+   * (alerts): a cluster's member hands its part to the leader, which records and announces the run's whole set once.
+   */
+  publishedChanges?: ((run: PublishedRun) => Promise<void>) | undefined;
 }
 
 export interface CrawlProgress {

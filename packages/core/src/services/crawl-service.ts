@@ -262,6 +262,16 @@ export class CrawlService {
     }
     const recorded = await this.#record(catalog, version, action, result, report);
     if (changes && recorded.path !== undefined) {
+      const comparedWith = compared ? catalog.searchVersion : undefined;
+      const runId = basename(recorded.path, '.json');
+      const run = { catalog, version, action, runId, publishedAt: report.endedAt, changes, comparedWith };
+      // A cluster's member: the leader records and announces the run's whole change set (CrawlRequest).
+      if (req.publishedChanges) {
+        await req
+          .publishedChanges(run)
+          .catch((err: unknown) => f.log.warn({ err }, 'the change set was not handed on'));
+        return recorded;
+      }
       await this.#changes
         .record({
           catalogId: catalog.id,
@@ -269,11 +279,10 @@ export class CrawlService {
           action,
           at: report.endedAt,
           ...changes,
-          ...(compared ? { comparedWith: catalog.searchVersion } : {}),
+          ...(comparedWith !== undefined ? { comparedWith } : {}),
         })
         .catch((err: unknown) => f.log.warn({ err, catalogId: catalog.id, version }, 'the change log was not written'));
-      const runId = basename(recorded.path, '.json');
-      f.publications.notify({ catalog, version, action, runId, publishedAt: report.endedAt, changes });
+      f.publications.notify(run);
     }
     return recorded;
   }

@@ -1,0 +1,129 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { ChangesPayload } from '@greenfinger/core/internal';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtureFacts } from '../../../core/test/support/fixture-facts.js';
+import { type FixtureSite, startFixtureSite } from '../../../core/test/support/fixture-site.js';
+import { createTestDatabase, type TestDatabase } from '../../../core/test/support/pg.js';
+import { createTempDir, type TempDir } from '../../../core/test/support/tmp.js';
+import type { ClusterRunReport } from '../../src/run/cluster-report.js';
+import { onMember } from '../support/member-view.js';
+import { clusterEnv, type Proc, runCli, runJson, startNode, stopAll, untilMembers } from '../support/processes.js';
+import { type TestCluster, testCluster, until } from '../support/redis.js';
+
+const SECRET = 'cluster-hook-secret';
+const QUERY = 'grow food on balconies';
+
+/**
+ * A cluster run's change set (docs/freshness.md, docs/cluster.md): two `greenfinger node` processes on one shared
+ * PostgreSQL, each with its own files. One `crawl --cluster` of a catalog with a webhook and a saved search: the
+ * change log has one entry for the run on each member (the whole set, not one member's part), and the webhook gets
+ * one signed POST, from the leader, of the whole set with the saved search fired.
+ */
+describe('a cluster run’s change set: recorded once, sent once', () => {
+  let site: FixtureSite;
+  let tmp: TempDir;
+  let db: TestDatabase;
+  let cluster: TestCluster;
+  const procs: Proc[] = [];
+  const got: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
+  const receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(204).end();
+    });
+  });
+  let hook = '';
+  const env = () => clusterEnv({ DATABASE_URL: db.url, GF_WEBHOOK_ALLOW_PRIVATE: 'true', GF_WEBHOOK_SECRET: SECRET });
+  const cli = (args: string[]) => runCli([...args, '--data', join(tmp.path, 'cli')], env());
+
+  beforeAll(async () => {
+    site = await startFixtureSite();
+    tmp = createTempDir('gf-e2e-cluster-changes-');
+    db = await createTestDatabase();
+    cluster = await testCluster();
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    procs.push(startNode(cluster.name, tmp.path, 'n1', env()));
+    await untilMembers(cluster.name, 1, 30_000);
+    procs.push(startNode(cluster.name, tmp.path, 'n2', env()));
+    await untilMembers(cluster.name, 2, 30_000);
+  }, 60_000);
+
+  afterAll(async () => {
+    await stopAll(procs);
+    await new Promise<void>((r) => receiver.close(() => r()));
+    await cluster?.close();
+    await db?.drop();
+    await site?.close();
+    tmp?.remove();
+  });
+
+  it('one change log entry and one signed webhook POST of the whole set, with the saved search fired', async () => {
+    const created = await cli([
+      'catalog',
+      'create',
+      '--cluster',
+      cluster.name,
+      '--url',
+      `${site.origin}/`,
+      '--name',
+      'site',
+      '--interval',
+      '0',
+      '--webhook',
+      hook,
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    const alert = await cli(['alert', 'add', '--name', 'site', QUERY]);
+    expect(alert.code, alert.stderr).toBe(0);
+
+    const t0 = Date.now();
+    const crawl = await runJson<ClusterRunReport>(
+      ['crawl', '--cluster', cluster.name, '--name', 'site', '--json'],
+      env(),
+      90_000,
+    );
+    expect(crawl.code, crawl.stderr).toBe(0);
+    const report = crawl.json as ClusterRunReport;
+    expect(report.ending.published).toBe(true);
+    // Both members saved pages: a member's own part would be a part of the set only.
+    expect(Object.keys(report.byNode).sort()).toEqual(['n1', 'n2']);
+    for (const n of ['n1', 'n2']) expect(report.byNode[n]?.produced.saved).toBeGreaterThan(0);
+    const saved = report.produced.saved;
+    expect(saved).toBe(fixtureFacts.savedCount);
+    // The merged report counts the whole set too.
+    expect(report.changes).toEqual({ added: saved, changed: 0, removed: 0 });
+
+    // The leader's POST (sent after the run completed, in the background): one, of the whole set, signed.
+    await until('the webhook POST', () => got.length >= 1, 20_000);
+    console.log(`cluster-run-changes: crawl and webhook POST ${Date.now() - t0} ms`);
+    expect(got).toHaveLength(1);
+    const post = got[0] as { headers: IncomingHttpHeaders; body: string };
+    const expected = `sha256=${createHmac('sha256', SECRET).update(post.body, 'utf8').digest('hex')}`;
+    expect(post.headers['x-greenfinger-signature']).toBe(expected);
+    const body = JSON.parse(post.body) as ChangesPayload;
+    expect(body).toMatchObject({ event: 'changes', catalog: { name: 'site' }, action: 'crawl', removed: [] });
+    expect(body.added).toHaveLength(saved);
+    expect(new Set(body.added).size).toBe(saved);
+    expect(body.alerts?.map((a) => a.query)).toEqual([QUERY]);
+
+    // The change log: one entry for the run on each member's own files, the whole set.
+    // (n2 copies the leader's entry when it hears COMPLETED, a moment after the CLI did.)
+    const changesOn = (name: string) =>
+      onMember({ dataStore: join(tmp.path, name), databaseUrl: db.url }, (gf) =>
+        gf.changes.changes({ name: 'site' }, { sinceDate: new Date(0) }),
+      );
+    await until('n2 holds the run’s entry', async () => (await changesOn('n2')).runs.length > 0, 10_000);
+    for (const name of ['n1', 'n2']) {
+      const answer = await changesOn(name);
+      expect(answer.runs, name).toHaveLength(1);
+      expect(answer.added, name).toEqual(body.added);
+    }
+    expect(got).toHaveLength(1);
+  }, 120_000);
+});
