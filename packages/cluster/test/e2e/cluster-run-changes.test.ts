@@ -8,6 +8,7 @@ import { fixtureFacts } from '../../../core/test/support/fixture-facts.js';
 import { type FixtureSite, startFixtureSite } from '../../../core/test/support/fixture-site.js';
 import { createTestDatabase, type TestDatabase } from '../../../core/test/support/pg.js';
 import { createTempDir, type TempDir } from '../../../core/test/support/tmp.js';
+import type { ClusterStatus } from '../../src/cluster-client.js';
 import type { ClusterRunReport } from '../../src/run/cluster-report.js';
 import { onMember } from '../support/member-view.js';
 import { clusterEnv, type Proc, runCli, runJson, startNode, stopAll, untilMembers } from '../support/processes.js';
@@ -126,4 +127,33 @@ describe('a cluster run’s change set: recorded once, sent once', () => {
     }
     expect(got).toHaveLength(1);
   }, 120_000);
+
+  it('a merge of a catalog with change feeds is refused on the cluster in one line; its schedule is not run', async () => {
+    const feed = `rss:${site.origin}/feed.xml`;
+    const updated = await cli([
+      'catalog',
+      'update',
+      'site',
+      '--cluster',
+      cluster.name,
+      '--change-feed',
+      feed,
+      '--schedule',
+      'every 1h',
+    ]);
+    expect(updated.code, updated.stderr).toBe(0);
+    const merge = await runCli(['merge', '--cluster', cluster.name, '--name', 'site'], env());
+    expect(merge.code, merge.stderr).toBe(2);
+    const lines = merge.stderr.trim().split('\n');
+    expect(lines[0]).toContain(`"site" has change feeds (${feed}), which a cluster run does not read yet`);
+    expect(merge.stderr).toContain('greenfinger merge --name site');
+    // No run was started; the leader's schedules say why this catalog is not run.
+    const status = async () =>
+      JSON.parse((await runCli(['status', '--cluster', cluster.name, '--json'], env())).stdout) as ClusterStatus;
+    await until('the refusal in status', async () => (await status()).schedules?.refused?.site !== undefined, 10_000);
+    const s = await status();
+    expect(s.run).toBeNull();
+    expect(s.schedules?.refused?.site).toContain('which a cluster run does not read yet');
+    expect(got).toHaveLength(1);
+  }, 60_000);
 });
