@@ -86,6 +86,7 @@ export const NODE_COMMAND = defineCommand<NodeOptions>({
     'Members meet in Redis: heartbeats, a leader lease, one crawl stream each, the control channel (docs/cluster.md).\n' +
     'The first member to start leads; when it stops, another takes over within the lease time (5 s).\n' +
     'Start a crawl from anywhere with `greenfinger crawl --cluster NAME --url …`; watch with `status --cluster NAME`.\n' +
+    'The leader runs the catalogs’ schedules (--schedule): each due run is a cluster run over every member.\n' +
     'SIGTERM or Ctrl-C leaves gracefully: pages in flight finish and what is left in its stream is re-homed to the others.',
   examples: [
     'greenfinger node --cluster docs --data ./data-1 --node-name n1',

@@ -78,8 +78,8 @@ async function runServe(opts: ServeOptions, io: Io): Promise<number> {
       );
     for (const note of server.notes) io.err(`greenfinger: ${note}\n`);
     const member = node;
-    // The catalogs' schedules (--schedule) run here as jobs, as `watch` runs them; not on a cluster member, whose
-    // crawl jobs are cluster runs (docs/freshness.md#schedules).
+    // The catalogs' schedules (--schedule) run here as jobs, as `watch` runs them; on a cluster member the ClusterNode
+    // runs them while it leads, as cluster runs (docs/freshness.md#schedules).
     const schedules = new AbortController();
     const started = gf;
     const watching = member
