@@ -1,4 +1,5 @@
 import type { SwaggerTransformObject } from '@fastify/swagger';
+import { HOST_RATES_SHAPE } from './host-rate-shape.js';
 import { catalogSettingsJson } from './schemas.js';
 
 // What the routes answer, for the description only (`/v2/openapi.json`): the shape of each answer's `data`, as named
@@ -123,21 +124,7 @@ export const ANSWER_SHAPES: Record<string, Schema> = {
         queued: num,
         active: num,
         pagesPerSecond: num,
-        hosts: doc(
-          "The busy hosts' pace now, busiest first (at most 10; empty once ended): request starts per second allowed " +
-            'now and by the settings (null: unlimited), requests in flight and waiting, the pause left after a ' +
-            'Retry-After (docs/crawling.md).',
-          list(
-            obj({
-              host: str,
-              ratePerSecond: nullable(num),
-              settingPerSecond: nullable(num),
-              inFlight: int,
-              queued: int,
-              pausedForMs: int,
-            }),
-          ),
-        ),
+        hosts: HOST_RATES_SHAPE,
         embedding: nullable(obj({ phase: str, pages: num, embedded: num, complete: num, chunks: num }, [], true)),
         report: nullable(ref('RunReport')),
         error: nullable(str),

@@ -86,6 +86,7 @@ export type {
   HostAnswer,
   HostPaceControl,
   HostRate,
+  HostReadiness,
   PaceObserver,
   Pacer,
   PatternRecord,
@@ -93,6 +94,7 @@ export type {
   RenderMemory,
   RenderObservation,
   RenderPolicy,
+  Reservation,
 } from './fetch/index.js';
 export type * from './frontier/frontier.js';
 export {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { HostAnswer, HostPaceControl, HostRate, Logger, Pacer, Politeness } from '@greenfinger/core';
+import type { HostAnswer, HostPaceControl, HostRate, Logger, Pacer, Politeness, Reservation } from '@greenfinger/core';
 import type { Redis } from 'ioredis';
 import { LuaScript } from '../plumbing/lua-script.js';
 
@@ -141,6 +141,23 @@ export class ClusterPoliteness implements Politeness, Pacer, HostPaceControl {
 
   rates(): HostRate[] {
     return this.#o.local.rates?.() ?? [];
+  }
+
+  // The back queues see this member's slots and pace; a host's cluster-wide slots are waited for in acquire.
+  readyIn(host: string): number {
+    return this.#o.local.readyIn?.(host) ?? 0;
+  }
+
+  reserve(host: string): Reservation {
+    return this.#o.local.reserve?.(host) ?? { host, consumed: true };
+  }
+
+  unreserve(reservation: Reservation): void {
+    this.#o.local.unreserve?.(reservation);
+  }
+
+  onFree(listener: (host: string) => void): () => void {
+    return this.#o.local.onFree?.(listener) ?? (() => undefined);
   }
 
   #key(host: string): string {

@@ -22,6 +22,7 @@ import {
   type HostPaceControl,
   HostPoliteness,
   type HostRate,
+  type HostReadiness,
   type PaceObserver,
   type Pacer,
 } from '../fetch/politeness.js';
@@ -406,7 +407,7 @@ export function assemblePoliteness(
 function defaultPoliteness(
   ctx: RunContext,
   crawlDelayMs: (host: string) => Promise<number | undefined>,
-): Politeness & Pacer & HostPaceControl {
+): Politeness & Pacer & HostPaceControl & HostReadiness {
   const s = ctx.catalog.settings;
   // A folder's files are local: no interval, no adapted pace, and as many reads at once as the catalog has threads.
   const politeness = isFileUrl(ctx.catalog.url)
@@ -423,6 +424,11 @@ function defaultPoliteness(
     observe: (host, answer) => politeness.observe(host, answer),
     paceFor: (host) => politeness.paceFor(host),
     rates: (): HostRate[] => politeness.rates(),
+    // The back queues' view of the hosts (frontier/back-queues.ts).
+    readyIn: (host) => politeness.readyIn(host),
+    reserve: (host) => politeness.reserve(host),
+    unreserve: (r) => politeness.unreserve(r),
+    onFree: (listener) => politeness.onFree(listener),
   };
 }
 

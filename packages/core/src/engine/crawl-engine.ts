@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { errorMessage } from '../errors.js';
 import type { HostRate } from '../fetch/host-pace.js';
+import { BackQueues } from '../frontier/back-queues.js';
 import type { LeasedEntry } from '../frontier/frontier.js';
 import type { ChannelStats } from '../outputs/composite-output-channel.js';
 import { Committer } from './committer.js';
@@ -48,6 +49,8 @@ export class CrawlEngine {
   readonly #images: PageImages;
   readonly #owed: OwedWrites;
   readonly #committer: Committer;
+  /** Per-host back queues between the frontier's selector and the workers (seed 003; frontier/back-queues.ts). */
+  readonly #back: BackQueues;
   readonly #pipeline: PipelineContext;
   #active = 0;
   /** Pages saved or about to be: the limit is checked against it, so in-flight pages cannot overshoot. */
@@ -76,6 +79,7 @@ export class CrawlEngine {
     this.#d = deps;
     this.#log = deps.log.child({ component: 'engine', catalogId: deps.catalog.id, version: deps.version });
     this.counters = new Counters(Date.now());
+    this.#back = BackQueues.over(deps.politeness, () => deps.frontier.poll(), deps.catalog.settings.threads * 4);
     this.#sitemaps = new SitemapResolver({
       discover: deps.catalog.settings.sitemap ? deps.sitemaps : undefined,
       offer: async (urls) => {
@@ -147,11 +151,8 @@ export class CrawlEngine {
     return this.#active;
   }
 
-  /** The busy hosts' pace now (rate, setting, in flight, waiting, paused), busiest first, at most `limit`. */
-  hostRates(limit = 10): HostRate[] {
-    const rates = this.#d.politeness.rates?.() ?? [];
-    return rates.sort((a, b) => b.inFlight + b.queued - (a.inFlight + a.queued)).slice(0, limit);
-  }
+  /** The busy hosts' pace now (rate, setting, in flight, waiting, paused). */
+  readonly hostRates = (): HostRate[] => this.#d.politeness.rates?.() ?? [];
 
   /** Per output channel: pages made durable and failures so far. */
   outputStats(): Record<string, ChannelStats> {
@@ -457,13 +458,15 @@ export class CrawlEngine {
         this.stop('max-pages');
         break;
       }
-      const entry = await d.frontier.poll();
+      const taken = await this.#back.take();
+      const entry = taken?.entry;
       if (!entry) {
         // A host's sitemap being read may still offer urls.
         const reading = this.#sitemaps.pending > 0;
-        if (!reading && committer.pending === 0 && (await d.coordinator.isFinished({ active: this.#active }))) {
+        const active = this.#active + this.#back.buffered; // the back queues' urls are this run's work too
+        if (!reading && committer.pending === 0 && (await d.coordinator.isFinished({ active }))) {
           await committer.settled;
-          if ((await d.frontier.size()) === 0 && this.#active === 0 && committer.pending === 0) {
+          if ((await d.frontier.size()) === 0 && this.#active + this.#back.buffered === 0 && committer.pending === 0) {
             this.#notify();
             break;
           }
@@ -483,6 +486,7 @@ export class CrawlEngine {
         this.#log.error({ err, url: entry.url }, 'unexpected failure; stopping');
         this.stop('error');
       } finally {
+        this.#back.done(taken);
         this.#handling.delete(entry);
         this.#active--;
         this.#notify();

@@ -7,6 +7,7 @@ import type { ContentDedupFilter, ExistingUrlPathFilter } from '../dedup/url-fil
 import type { ChangedUrls } from '../feeds/types.js';
 import type { Extractor } from '../fetch/extractor.js';
 import type { HostRate } from '../fetch/host-pace.js';
+import type { HostReadiness } from '../fetch/politeness.js';
 import type { CrawlFrontier } from '../frontier/frontier.js';
 import type { Prioritizer } from '../frontier/prioritizer.js';
 import type { Catalog, CrawlAction, ResourceRow } from '../model.js';
@@ -34,7 +35,7 @@ export interface ImportedContent extends ExtractedContent {
 }
 
 /** Per-host politeness: a slot to one host, released when the request is done. */
-export interface Politeness {
+export interface Politeness extends Partial<HostReadiness> {
   acquire(host: string): Promise<() => void>;
   /** The busy hosts' pace now (HostPoliteness.rates), for `status` and the API's progress. */
   rates?(): HostRate[];

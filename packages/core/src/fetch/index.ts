@@ -22,9 +22,11 @@ export {
   HostPoliteness,
   type HostPolitenessOptions,
   type HostRate,
+  type HostReadiness,
   type PaceObserver,
   type Pacer,
   type Release,
+  type Reservation,
 } from './politeness.js';
 export {
   adviseRender,

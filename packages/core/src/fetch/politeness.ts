@@ -42,6 +42,28 @@ export interface HostPaceControl extends PaceObserver {
   rates(): HostRate[];
 }
 
+/**
+ * A slot of a host promised to a url a worker took from its back queue (frontier/back-queues.ts), before the url's
+ * request asks for it: the host's next acquire turns it into a waiter; give it back with `unreserve` when the url
+ * made no request.
+ */
+export interface Reservation {
+  readonly host: string;
+  consumed: boolean;
+}
+
+/** What the back queues ask a host's politeness: when it can start a request, and a slot promised meanwhile. */
+export interface HostReadiness {
+  /** Milliseconds until `host` could start a request: 0 now, Infinity while its slots are all held or promised. */
+  readyIn(host: string): number;
+  /** Promise one slot (and one token) of `host` to the url about to be handled. */
+  reserve(host: string): Reservation;
+  /** Give back a reservation the url did not use; harmless when it did. */
+  unreserve(reservation: Reservation): void;
+  /** Told when a slot of a host comes free (or a promise is given back); returns the function that stops it. */
+  onFree(listener: (host: string) => void): () => void;
+}
+
 interface Waiter {
   resolve: (release: Release) => void;
   reject: (err: unknown) => void;
@@ -59,6 +81,8 @@ interface HostState {
   paced: Waiter[];
   timer: NodeJS.Timeout | null;
   maxInFlight: number;
+  /** Slots promised to urls taken from the back queues, oldest first. */
+  reservations: Reservation[];
 }
 
 /**
@@ -69,7 +93,7 @@ interface HostState {
  * follows the hosts in use. `pace` spaces the requests made inside a slot already held (a rendered page's scripts
  * and data) from the same bucket.
  */
-export class HostPoliteness implements Pacer, HostPaceControl {
+export class HostPoliteness implements Pacer, HostPaceControl, HostReadiness {
   private readonly maxPerHost: number;
   private readonly minIntervalMs: number;
   private readonly maxDelayHosts: number;
@@ -79,6 +103,7 @@ export class HostPoliteness implements Pacer, HostPaceControl {
   private readonly crawlDelays = new Map<string, number>();
   /** Hosts whose pace differs from their setting (adapted, or paused). */
   private readonly paces = new Map<string, AdaptivePace>();
+  private readonly freeListeners = new Set<(host: string) => void>();
   private maxObserved = 0;
   private closed = false;
 
@@ -187,20 +212,7 @@ export class HostPoliteness implements Pacer, HostPaceControl {
       );
     }
     if (signal?.aborted) return Promise.reject(signal.reason);
-    let state = this.hosts.get(host);
-    if (!state) {
-      state = {
-        inFlight: 0,
-        tokens: this.burst,
-        refilledAt: Date.now(),
-        queue: [],
-        paced: [],
-        timer: null,
-        maxInFlight: 0,
-      };
-      this.hosts.set(host, state);
-    }
-    const s = state;
+    const s = this.stateOf(host);
     return new Promise<Release>((resolve, reject) => {
       const waiter: Waiter = { resolve, reject, signal, onAbort: undefined };
       if (signal) {
@@ -212,9 +224,72 @@ export class HostPoliteness implements Pacer, HostPaceControl {
         };
         signal.addEventListener('abort', waiter.onAbort, { once: true });
       }
+      // A url taken from a back queue asks for the slot promised to it.
+      if (line === 'queue') {
+        const r = s.reservations.shift();
+        if (r) r.consumed = true;
+      }
       s[line].push(waiter);
       this.pump(host, s);
     });
+  }
+
+  readyIn(host: string, now = Date.now()): number {
+    const paused = this.pausedFor(host, now);
+    const s = this.hosts.get(host);
+    if (!s) return paused;
+    const promised = s.reservations.length;
+    if (s.inFlight + s.queue.length + promised >= this.maxPerHost) return Number.POSITIVE_INFINITY;
+    const interval = this.paceFor(host);
+    if (interval <= 0) return paused;
+    // The tokens the bucket holds now, less the waiters' and the promised urls'.
+    const tokens = Math.min(this.burst, s.tokens + (now - s.refilledAt) / interval) - s.queue.length - promised;
+    return Math.max(paused, tokens >= 1 ? 0 : Math.ceil((1 - tokens) * interval));
+  }
+
+  reserve(host: string): Reservation {
+    const s = this.stateOf(host);
+    const r: Reservation = { host, consumed: false };
+    s.reservations.push(r);
+    return r;
+  }
+
+  unreserve(reservation: Reservation): void {
+    if (reservation.consumed) return;
+    reservation.consumed = true;
+    const s = this.hosts.get(reservation.host);
+    if (!s) return;
+    const i = s.reservations.indexOf(reservation);
+    if (i >= 0) s.reservations.splice(i, 1);
+    this.forgetIfIdle(reservation.host, s);
+    this.emitFree(reservation.host);
+  }
+
+  onFree(listener: (host: string) => void): () => void {
+    this.freeListeners.add(listener);
+    return () => this.freeListeners.delete(listener);
+  }
+
+  private stateOf(host: string): HostState {
+    let s = this.hosts.get(host);
+    if (!s) {
+      s = {
+        inFlight: 0,
+        tokens: this.burst,
+        refilledAt: Date.now(),
+        queue: [],
+        paced: [],
+        timer: null,
+        maxInFlight: 0,
+        reservations: [],
+      };
+      this.hosts.set(host, s);
+    }
+    return s;
+  }
+
+  private emitFree(host: string): void {
+    for (const l of this.freeListeners) l(host);
   }
 
   /** Hosts currently tracked (in flight, queued, or inside their interval). */
@@ -284,13 +359,14 @@ export class HostPoliteness implements Pacer, HostPaceControl {
         released = true;
         s.inFlight--;
         this.pump(host, s);
+        this.emitFree(host);
       });
     }
     this.forgetIfIdle(host, s);
   }
 
   private forgetIfIdle(host: string, s: HostState): void {
-    if (s.inFlight > 0 || s.queue.length > 0 || s.paced.length > 0) return;
+    if (s.inFlight > 0 || s.queue.length > 0 || s.paced.length > 0 || s.reservations.length > 0) return;
     const now = Date.now();
     this.readyAt(host, s, now);
     const interval = this.paceFor(host);
@@ -327,6 +403,7 @@ export class HostPoliteness implements Pacer, HostPaceControl {
     }
     this.hosts.clear();
     this.paces.clear();
+    this.freeListeners.clear();
   }
 
   [Symbol.dispose](): void {

@@ -36,7 +36,11 @@ export function progressReporter(
           active: engine.active,
           pagesPerSecond: rate,
         };
-        const hosts = engine.hostRates();
+        // The 10 busiest hosts.
+        const hosts = engine
+          .hostRates()
+          .sort((a, b) => b.inFlight + b.queued - a.inFlight - a.queued)
+          .slice(0, 10);
         if (hosts.length > 0) p.hosts = hosts;
         const embedding = early.progress();
         if (embedding) p.embedding = embedding;
