@@ -21,6 +21,7 @@ export interface HostRate {
   /** The rate the settings give (the interval, or robots.txt's Crawl-delay when longer); null when unlimited. */
   settingPerSecond: number | null;
   inFlight: number;
+  /** Requests waiting for the host (a slot or a token), and urls the back queues promised a slot. */
   queued: number;
   /** Milliseconds left of a pause the host asked for (Retry-After); 0 when not paused. */
   pausedForMs: number;

@@ -171,21 +171,23 @@ export class HostPoliteness implements Pacer, HostPaceControl, HostReadiness {
     else if (pace.atSetting(setting) && this.paces.get(host) === pace) this.paces.delete(host);
   }
 
-  /** The hosts with requests in flight, waiting, or paused, with their pace now. */
+  /**
+   * The hosts in use — a request in flight, waiting or promised, or inside their interval — and the paused ones,
+   * with their pace now.
+   */
   rates(now = Date.now()): HostRate[] {
-    const out: HostRate[] = [];
-    for (const [host, s] of this.hosts) {
-      const paused = this.pausedFor(host, now);
-      const queued = s.queue.length + s.paced.length;
-      if (s.inFlight === 0 && queued === 0 && paused === 0) continue;
-      out.push({
-        host,
-        ratePerSecond: perSecond(this.paceFor(host)),
-        settingPerSecond: perSecond(this.intervalFor(host)),
-        inFlight: s.inFlight,
-        queued,
-        pausedForMs: paused,
-      });
+    const rate = (host: string, s: HostState | undefined): HostRate => ({
+      host,
+      ratePerSecond: perSecond(this.paceFor(host)),
+      settingPerSecond: perSecond(this.intervalFor(host)),
+      inFlight: s?.inFlight ?? 0,
+      queued: (s?.queue.length ?? 0) + (s?.paced.length ?? 0) + (s?.reservations.length ?? 0),
+      pausedForMs: this.pausedFor(host, now),
+    });
+    // Tracked: a request in flight, waiting or promised, or the bucket not yet full again (a host in use).
+    const out = [...this.hosts].map(([host, s]) => rate(host, s));
+    for (const host of this.paces.keys()) {
+      if (!this.hosts.has(host) && this.pausedFor(host, now) > 0) out.push(rate(host, undefined));
     }
     return out;
   }
