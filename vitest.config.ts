@@ -57,8 +57,9 @@ const alone = [
   'packages/core/test/integration/hostile-site.test.ts',
   'packages/core/test/integration/hostile-slow-loris.test.ts',
   'packages/core/test/unit/politeness-pace.test.ts',
-  // A 2 s pause judged with a 100 ms margin, and a rate judged from a server's log.
+  // A 2 s pause judged with a 100 ms margin, a rate judged from a server's log, a token bucket's burst.
   'packages/core/test/integration/host-pace.test.ts',
+  'packages/core/test/unit/host-pace.test.ts',
 ];
 
 /** Two test files at once everywhere else (GF_TEST_WORKERS to change it): the suite's wall time on 2 cores. */
