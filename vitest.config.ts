@@ -60,6 +60,8 @@ const alone = [
   // A 2 s pause judged with a 100 ms margin, a rate judged from a server's log, a token bucket's burst.
   'packages/core/test/integration/host-pace.test.ts',
   'packages/core/test/unit/host-pace.test.ts',
+  // 200 servers' logs: requests in flight over time and each host's gaps (bounds of tens of ms).
+  'packages/core/test/integration/back-queues.test.ts',
 ];
 
 /** Two test files at once everywhere else (GF_TEST_WORKERS to change it): the suite's wall time on 2 cores. */
