@@ -20,7 +20,6 @@ import type { ControlChannel } from './plumbing/control-channel.js';
 import type { ClusterKeys } from './plumbing/keys.js';
 import { activeReplay } from './replay/replay-protocol.js';
 import { type ClusterReplayRequest, startReplay } from './replay/replay-scatter.js';
-import { feedsRefusal } from './run/feed-rule.js';
 import type { ClusterCrawlRequest, PolitenessScope, RunInfo, RunStarted } from './run/run-info.js';
 import { discardResumable, RESUME_TTL_SECONDS, type ResumableRun, resumableRun, takeOver } from './run/run-resume.js';
 import {
@@ -102,8 +101,6 @@ export class LeaderOps {
     const catalogs = await this.#d.gf().catalogs();
     const { catalog: resolved, created } =
       action === 'crawl' ? await catalogs.resolve(req) : await catalogs.existing(req);
-    const refused = feedsRefusal(resolved, action, this.#d.keys.cluster);
-    if (refused) throw refused;
     const stopped = action === 'resume' ? await this.#stoppedRun(resolved) : undefined;
     if (!stopped) await discardResumable(this.#d.redis, this.#d.keys, resolved.id);
     const version = stopped

@@ -167,6 +167,10 @@ export class RunKeys {
   get published(): string {
     return `${this.base}published`;
   }
+  /** The run's change feeds as the member that read them shares them (feed-share.ts). */
+  get feeds(): string {
+    return `${this.base}feeds`;
+  }
   /** The run's change set, merged over the members, as the leader recorded it (run-changes.ts). */
   get changes(): string {
     return `${this.base}changes`;

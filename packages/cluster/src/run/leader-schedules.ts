@@ -2,7 +2,6 @@ import type { Greenfinger, Logger, ScheduledCatalog } from '@greenfinger/core/in
 import type { Redis } from 'ioredis';
 import type { ClusterKeys } from '../plumbing/keys.js';
 import { parseObject } from '../plumbing/wire.js';
-import { feedsRefusal } from './feed-rule.js';
 import { currentRun } from './run-supervisor.js';
 
 /** What the leader last saw of the catalogs' schedules, as `status --cluster` shows it (the `schedules` key). */
@@ -12,8 +11,6 @@ export interface ClusterSchedules {
   /** When it looked (ISO). */
   at: string;
   catalogs: ScheduledCatalog[];
-  /** Scheduled catalogs the cluster does not run, by name, with the reason (a merge of a catalog with change feeds). */
-  refused?: Record<string, string>;
 }
 
 /** How often the leader looks at the schedules at most (a schedule set meanwhile is seen within this). */
@@ -49,8 +46,6 @@ export interface LeaderSchedulesDeps {
 export class LeaderSchedules {
   readonly #d: LeaderSchedulesDeps;
   readonly #stop = new AbortController();
-  /** Catalogs whose refusal was logged (once each). */
-  readonly #told = new Set<string>();
   #loop: Promise<void> | undefined;
 
   constructor(deps: LeaderSchedulesDeps) {
@@ -101,10 +96,8 @@ export class LeaderSchedules {
   /** One look while leading: publish the view, start what is due (to its end), else sleep until the next is due. */
   async #look(signal: AbortSignal): Promise<void> {
     const schedules = this.#d.gf().schedules;
-    const all = await schedules.list(undefined, { changes: true });
-    const refused = await this.#refused(all);
-    const list = all.filter((s) => refused[s.catalog] === undefined);
-    await this.#publish(all, refused);
+    const list = await schedules.list(undefined, { changes: true });
+    await this.#publish(list);
     const busy = await currentRun(this.#d.redis, this.#d.keys);
     const now = Date.now();
     const due = busy ? undefined : list.find((s) => !s.running && s.nextRunAt && Date.parse(s.nextRunAt) <= now);
@@ -131,33 +124,8 @@ export class LeaderSchedules {
     }
   }
 
-  /** The scheduled catalogs whose next run (a merge) the cluster refuses (run/feed-rule.ts), each logged once. */
-  async #refused(list: ScheduledCatalog[]): Promise<Record<string, string>> {
-    const out: Record<string, string> = {};
-    if (list.every((s) => s.lastRunAt === null)) return out;
-    const rows = await (await this.#d.gf().catalogs()).list();
-    for (const s of list) {
-      const row = rows.find((c) => c.id === s.catalogId);
-      const why = row && s.lastRunAt !== null ? feedsRefusal(row, 'merge', this.#d.keys.cluster) : undefined;
-      if (!why) {
-        this.#told.delete(s.catalogId);
-        continue;
-      }
-      out[s.catalog] = why.message;
-      if (this.#told.has(s.catalogId)) continue;
-      this.#told.add(s.catalogId);
-      this.#d.log.warn({ catalog: s.catalog, fix: why.fix }, `the schedule is not run on the cluster: ${why.message}`);
-    }
-    return out;
-  }
-
-  async #publish(catalogs: ScheduledCatalog[], refused: Record<string, string>): Promise<void> {
-    const view: ClusterSchedules = {
-      leader: this.#d.name,
-      at: new Date().toISOString(),
-      catalogs,
-      ...(Object.keys(refused).length > 0 ? { refused } : {}),
-    };
+  async #publish(catalogs: ScheduledCatalog[]): Promise<void> {
+    const view: ClusterSchedules = { leader: this.#d.name, at: new Date().toISOString(), catalogs };
     await this.#d.redis.set(this.#d.keys.schedules, JSON.stringify(view), 'PX', VIEW_TTL_MS);
   }
 }
@@ -166,13 +134,7 @@ export class LeaderSchedules {
 export async function readSchedules(redis: Redis, keys: ClusterKeys): Promise<ClusterSchedules | null> {
   const v = parseObject((await redis.get(keys.schedules)) ?? '');
   if (!v || typeof v.leader !== 'string' || !Array.isArray(v.catalogs)) return null;
-  const refused = v.refused && typeof v.refused === 'object' ? (v.refused as Record<string, string>) : undefined;
-  return {
-    leader: v.leader,
-    at: String(v.at ?? ''),
-    catalogs: v.catalogs as ScheduledCatalog[],
-    ...(refused ? { refused } : {}),
-  };
+  return { leader: v.leader, at: String(v.at ?? ''), catalogs: v.catalogs as ScheduledCatalog[] };
 }
 
 /** Resolves after `ms`, or at once when the signal aborts. */

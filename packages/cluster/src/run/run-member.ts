@@ -5,6 +5,7 @@ import type { ClusterKeys } from '../plumbing/keys.js';
 import { closeRedis, connectRedis } from '../plumbing/redis-connection.js';
 import { ClusterCrawlCoordinator } from './cluster-crawl-coordinator.js';
 import type { MemberPart } from './cluster-report.js';
+import { redisFeedShare } from './feed-share.js';
 import { JOIN } from './routing-scripts.js';
 import type { RunInfo } from './run-info.js';
 import { RunRing } from './run-ring.js';
@@ -77,6 +78,8 @@ export async function takePart(
       version: info.version,
       threads: ctx.threads,
       // Its part of the change set goes to the leader with its part: the run's whole set is recorded once.
+      // The catalog's change feeds are read once, by the member that started the run, and judged by on every member.
+      feedShare: redisFeedShare(ctx.redis, run, info.from === ctx.name, feedWaitMs(info)),
       publishedChanges: async (p) => {
         changes = { ...p.changes, ...(p.comparedWith !== undefined ? { comparedWith: p.comparedWith } : {}) };
       },
@@ -150,4 +153,9 @@ export async function postPart(
   part: MemberPart,
 ): Promise<void> {
   await redis.hset(keys.run(runId).reports, node, JSON.stringify(part));
+}
+
+/** How long a member waits for the run's change feeds: each feed's own time bound (60 s), and 30 s more. */
+function feedWaitMs(info: RunInfo): number {
+  return (info.catalog.settings.changeFeeds ?? []).length * 60_000 + 30_000;
 }

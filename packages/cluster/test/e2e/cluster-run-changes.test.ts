@@ -8,13 +8,26 @@ import { fixtureFacts } from '../../../core/test/support/fixture-facts.js';
 import { type FixtureSite, startFixtureSite } from '../../../core/test/support/fixture-site.js';
 import { createTestDatabase, type TestDatabase } from '../../../core/test/support/pg.js';
 import { createTempDir, type TempDir } from '../../../core/test/support/tmp.js';
-import type { ClusterStatus } from '../../src/cluster-client.js';
+import {
+  startWikiSite,
+  WIKI_CREATED,
+  WIKI_DELETED,
+  WIKI_EDITED,
+  WIKI_NULL_EDIT,
+  WIKI_PAGES,
+} from '../../../core/test/support/wiki-site.js';
 import type { ClusterRunReport } from '../../src/run/cluster-report.js';
 import { onMember } from '../support/member-view.js';
 import { clusterEnv, type Proc, runCli, runJson, startNode, stopAll, untilMembers } from '../support/processes.js';
 import { type TestCluster, testCluster, until } from '../support/redis.js';
 
 const SECRET = 'cluster-hook-secret';
+
+/** The wiki's times are to the second: an edit in the second of a fetch would look older than it (bounded wait). */
+async function nextSecond(): Promise<void> {
+  const next = Math.ceil((Date.now() + 1) / 1000) * 1000;
+  while (Date.now() < next) await new Promise((r) => setTimeout(r, next - Date.now()));
+}
 const QUERY = 'grow food on balconies';
 
 /**
@@ -40,6 +53,8 @@ describe('a cluster run’s change set: recorded once, sent once', () => {
   });
   let hook = '';
   const env = () => clusterEnv({ DATABASE_URL: db.url, GF_WEBHOOK_ALLOW_PRIVATE: 'true', GF_WEBHOOK_SECRET: SECRET });
+  /** The members' last log lines, for a failure's message. */
+  const tails = () => procs.map((p) => `${p.name}: ${p.stderr().slice(-2500)}`).join('\n');
   const cli = (args: string[]) => runCli([...args, '--data', join(tmp.path, 'cli')], env());
 
   beforeAll(async () => {
@@ -128,32 +143,78 @@ describe('a cluster run’s change set: recorded once, sent once', () => {
     expect(got).toHaveLength(1);
   }, 120_000);
 
-  it('a merge of a catalog with change feeds is refused on the cluster in one line; its schedule is not run', async () => {
-    const feed = `rss:${site.origin}/feed.xml`;
-    const updated = await cli([
-      'catalog',
-      'update',
-      'site',
-      '--cluster',
-      cluster.name,
-      '--change-feed',
-      feed,
-      '--schedule',
-      'every 1h',
-    ]);
-    expect(updated.code, updated.stderr).toBe(0);
-    const merge = await runCli(['merge', '--cluster', cluster.name, '--name', 'site'], env());
-    expect(merge.code, merge.stderr).toBe(2);
-    const lines = merge.stderr.trim().split('\n');
-    expect(lines[0]).toContain(`"site" has change feeds (${feed}), which a cluster run does not read yet`);
-    expect(merge.stderr).toContain('greenfinger merge --name site');
-    // No run was started; the leader's schedules say why this catalog is not run.
-    const status = async () =>
-      JSON.parse((await runCli(['status', '--cluster', cluster.name, '--json'], env())).stdout) as ClusterStatus;
-    await until('the refusal in status', async () => (await status()).schedules?.refused?.site !== undefined, 10_000);
-    const s = await status();
-    expect(s.run).toBeNull();
-    expect(s.schedules?.refused?.site).toContain('which a cluster run does not read yet');
+  it('a merge of a catalog with change feeds reads them once, on the leader; every member judges by its set', async () => {
+    const wiki = await startWikiSite();
+    try {
+      const feeds = [`mediawiki:${wiki.origin}/w/api.php`, `rss:${wiki.origin}/feed.rss`, 'sitemap'];
+      const created = await cli([
+        'catalog',
+        'create',
+        '--cluster',
+        cluster.name,
+        '--url',
+        `${wiki.origin}/`,
+        '--name',
+        'wiki',
+        '--interval',
+        '0',
+        '--threads',
+        '4',
+        '--host-concurrency',
+        '8',
+        ...feeds.flatMap((f) => ['--change-feed', f]),
+      ]);
+      expect(created.code, created.stderr).toBe(0);
+      const crawl = await runJson<ClusterRunReport>(
+        ['crawl', '--cluster', cluster.name, '--name', 'wiki', '--json'],
+        env(),
+        90_000,
+      );
+      expect(crawl.code, `${crawl.stderr}\n${tails()}`).toBe(0);
+      expect(crawl.json?.produced.saved).toBe(WIKI_PAGES + 1);
+      await nextSecond();
+      wiki.edit();
+      const from = wiki.log.length;
+      const t0 = Date.now();
+      const merge = await runJson<ClusterRunReport>(
+        ['merge', '--cluster', cluster.name, '--name', 'wiki', '--json'],
+        env(),
+        90_000,
+      );
+      console.log(`cluster-run-changes: the merge with change feeds on 2 members took ${Date.now() - t0} ms`);
+      expect(merge.code, `${merge.stderr}\n${tails()}`).toBe(0);
+      const report = merge.json as ClusterRunReport;
+      expect(report.ending).toMatchObject({ reason: 'frontier-drained', published: true });
+      expect(Object.keys(report.byNode).sort()).toEqual(['n1', 'n2']);
+      // Each feed read once for the run (by the leader), not once per member.
+      const feedReads = wiki.log.slice(from).filter((p) => p === '/feed.rss');
+      expect(feedReads).toHaveLength(1);
+      // Only what the feeds named was fetched, whichever member owns it: the 3 edited, the null edit, the new page —
+      // and the start url `/`, a redirect (no held page), asked on every merge as on one process.
+      const pages = wiki.pageRequests(from);
+      expect(pages.length).toBeLessThanOrEqual(15);
+      expect([...pages].sort()).toEqual(
+        ['/', ...[...WIKI_EDITED, WIKI_NULL_EDIT, WIKI_CREATED].map((n) => `/wiki/Page_${n}`)].sort(),
+      );
+      // Both members' notes say what the feeds named (the reader's numbers, shared).
+      for (const n of ['n1', 'n2'])
+        expect(report.byNode[n]?.ending.note ?? '').toMatch(/change feeds: 5 changed, 1 deleted/);
+      // The run's one change set: the 3 edited changed (not the null edit), the new page added, the deleted removed.
+      // (read on n2, which copies the leader's entry when it hears COMPLETED, a moment after the CLI did.)
+      const latest = () =>
+        onMember({ dataStore: join(tmp.path, 'n2'), databaseUrl: db.url }, (gf) =>
+          gf.changes.changes({ name: 'wiki' }),
+        );
+      await until('n2 holds the merge’s entry', async () => (await latest()).runs[0]?.action === 'merge', 10_000);
+      const answer = await latest();
+      expect(answer.changed.map((c) => new URL(c.url).pathname).sort()).toEqual(
+        WIKI_EDITED.map((n) => `/wiki/Page_${n}`).sort(),
+      );
+      expect(answer.added.map((u) => new URL(u).pathname)).toEqual([`/wiki/Page_${WIKI_CREATED}`]);
+      expect(answer.removed.map((u) => new URL(u).pathname)).toEqual([`/wiki/Page_${WIKI_DELETED}`]);
+    } finally {
+      await wiki.close();
+    }
     expect(got).toHaveLength(1);
-  }, 60_000);
+  }, 120_000);
 });

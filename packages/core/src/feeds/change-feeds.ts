@@ -52,8 +52,30 @@ export interface ChangeFeedsOptions {
    * newest run, so what changed since that run is not missed. Absent: from this run's start.
    */
   reports?: (() => Promise<ReadonlyArray<Pick<ReportRow, 'report' | 'createdAt'>>>) | undefined;
-  /** A distributed run (a cluster): each member would read the feeds, so none does (the merge is an ordinary one). */
+  /**
+   * A distributed run (a cluster): without `shared` each member would read the feeds, so none does (the merge is an
+   * ordinary one).
+   */
   distributed?: boolean | undefined;
+  /** A distributed run's one set: one member reads the feeds, every other judges by the set it shares. */
+  shared?: FeedShare | undefined;
+}
+
+/** The set one member of a distributed run read, as the others judge by it; `set` undefined: none (ordinary). */
+export interface SharedFeeds {
+  set?: { changed: string[]; deleted: string[] } | undefined;
+  summary?: string | undefined;
+}
+
+/**
+ * How the members of a distributed run (a cluster) judge by one set: the member that `reads` reads the feeds as a
+ * run on its own does (its positions, pushes and kept set are its own to settle) and shares what it read; the others
+ * take it — `take` resolves undefined when it never came (bounded) — and settle nothing.
+ */
+export interface FeedShare {
+  reads: boolean;
+  share(feeds: SharedFeeds): Promise<void>;
+  take(): Promise<SharedFeeds | undefined>;
 }
 
 /** A run's change feeds: what the merge fetches, and what is kept once it reaches its end. */
@@ -72,10 +94,13 @@ class UrlSet implements ChangedUrls {
   readonly #changed: ReadonlySet<string>;
   readonly #deleted: ReadonlySet<string>;
   readonly sitemap: boolean;
+  /** The urls, as a distributed run shares them. */
+  readonly state: { changed: string[]; deleted: string[] };
   constructor(state: Pick<FeedRunState, 'changed' | 'deleted'>, sitemap: boolean) {
     this.#changed = new Set(state.changed);
     this.#deleted = new Set(state.deleted);
     this.sitemap = sitemap;
+    this.state = { changed: [...state.changed], deleted: [...state.deleted] };
   }
   named(url: string): boolean {
     return this.#changed.has(url);
@@ -106,10 +131,35 @@ export function changeFeedSpecs(catalog: Catalog): ChangeFeedSpec[] {
 export async function openChangeFeeds(o: ChangeFeedsOptions): Promise<RunChangeFeeds | undefined> {
   const specs = changeFeedSpecs(o.catalog);
   if (specs.length === 0) return undefined;
-  if (o.distributed) {
+  if (o.distributed && !o.shared) {
     o.log.info('a distributed run reads no change feed: every held page is judged as on an ordinary merge');
     return undefined;
   }
+  if (o.shared && !o.shared.reads) return takeShared(o.shared, specs, o.log);
+  const feeds = await readChangeFeeds(o, specs);
+  if (o.shared) {
+    const set = feeds.changed instanceof UrlSet ? feeds.changed.state : undefined;
+    await o.shared.share({ set, summary: feeds.summary });
+  }
+  return feeds;
+}
+
+/** A member of a distributed run that does not read: the set the reader shared, judged by; nothing to settle. */
+async function takeShared(share: FeedShare, specs: ChangeFeedSpec[], log: Logger): Promise<RunChangeFeeds> {
+  const shared = await share.take();
+  if (!shared) log.warn('the change feeds read for this run never came: every held page is judged as usual');
+  const set = shared?.set;
+  const sitemap = specs.some((s) => s.kind === 'sitemap');
+  return {
+    changed: set ? new UrlSet(set, sitemap) : undefined,
+    seeds: set ? [...set.changed, ...set.deleted] : [],
+    summary: shared ? shared.summary : 'change feeds: the set read for this run never came',
+    settle: async () => undefined,
+  };
+}
+
+/** The feeds read (or the kept set taken) by this process, for its run. */
+async function readChangeFeeds(o: ChangeFeedsOptions, specs: ChangeFeedSpec[]): Promise<RunChangeFeeds> {
   const startedAt = new Date().toISOString();
   const { catalog, version, blobs, log } = o;
   const sitemap = specs.some((s) => s.kind === 'sitemap');

@@ -1,6 +1,7 @@
 import type { PublishedRun } from '../compose/publications.js';
 import type { CounterSnapshot } from '../engine/counters.js';
 import type { CrawlCoordinator } from '../engine/crawl-coordinator.js';
+import type { FeedShare } from '../feeds/change-feeds.js';
 import type { HostRate } from '../fetch/host-pace.js';
 import type { CrawlFrontier } from '../frontier/frontier.js';
 import type { Catalog, CatalogRef, CatalogSettings, CrawlAction, RunReport } from '../model.js';
@@ -44,6 +45,8 @@ export interface CrawlRequest extends CatalogRef {
    * (alerts): a cluster's member hands its part to the leader, which records and announces the run's whole set once.
    */
   publishedChanges?: ((run: PublishedRun) => Promise<void>) | undefined;
+  /** A cluster's run of a catalog with change feeds: one member reads them, the others judge by its set. */
+  feedShare?: FeedShare | undefined;
 }
 
 export interface CrawlProgress {

@@ -157,6 +157,7 @@ export class CrawlService {
       politeness: parts.deps.politeness,
       normalize: (u) => parts.deps.normalize(u),
       distributed: !(parts.deps.coordinator instanceof LocalCrawlCoordinator),
+      shared: req.feedShare,
       reports: async () => (await f.database()).resources.listReports(catalog.id),
       log: f.log.child({ component: 'change-feeds', catalogId: catalog.id, version }),
     });
@@ -265,7 +266,6 @@ export class CrawlService {
       const comparedWith = compared ? catalog.searchVersion : undefined;
       const runId = basename(recorded.path, '.json');
       const run = { catalog, version, action, runId, publishedAt: report.endedAt, changes, comparedWith };
-      // A cluster's member: the leader records and announces the run's whole change set (CrawlRequest).
       if (req.publishedChanges) {
         await req
           .publishedChanges(run)

@@ -293,7 +293,6 @@ function formatClusterStatus(s: ClusterStatus): string {
   if (s.schedules && s.schedules.catalogs.length > 0) {
     lines.push(`scheduled (the leader ${s.schedules.leader} starts them on every member; seen ${s.schedules.at}):`);
     lines.push(formatSchedules(s.schedules.catalogs).trimEnd());
-    for (const [name, why] of Object.entries(s.schedules.refused ?? {})) lines.push(`  not run: ${name}: ${why}`);
   }
   for (const r of s.stopped) {
     lines.push(
