@@ -79,7 +79,7 @@ export async function takePart(
       threads: ctx.threads,
       // Its part of the change set goes to the leader with its part: the run's whole set is recorded once.
       // The catalog's change feeds are read once, by the member that started the run, and judged by on every member.
-      feedShare: redisFeedShare(ctx.redis, run, info.from === ctx.name, feedWaitMs(info)),
+      feedShare: redisFeedShare(ctx.redis, run, { me: ctx.name, reader: info.from }, feedWaitMs(info)),
       publishedChanges: async (p) => {
         changes = { ...p.changes, ...(p.comparedWith !== undefined ? { comparedWith: p.comparedWith } : {}) };
       },
