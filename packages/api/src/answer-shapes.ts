@@ -1,5 +1,6 @@
 import type { SwaggerTransformObject } from '@fastify/swagger';
 import { HOST_RATES_SHAPE } from './host-rate-shape.js';
+import { bool, counts, doc, int, lines, list, nullable, num, obj, ref, type Schema, str } from './schema-kit.js';
 import { catalogSettingsJson } from './schemas.js';
 
 // What the routes answer, for the description only (`/v2/openapi.json`): the shape of each answer's `data`, as named
@@ -7,31 +8,6 @@ import { catalogSettingsJson } from './schemas.js';
 // field missing here is still sent; `required` lists the fields every answer holds. The page's types are generated
 // from this description (packages/web/scripts/api-types.mjs), and packages/web/test/api-types.test.ts checks real
 // answers against it.
-
-/** A JSON schema, as the description writes it. */
-type Schema = Record<string, unknown>;
-
-const str: Schema = { type: 'string' };
-const num: Schema = { type: 'number' };
-const int: Schema = { type: 'integer' };
-const bool: Schema = { type: 'boolean' };
-/** OpenAPI 3.0 ignores the siblings of a `$ref`: a nullable reference is written `{ nullable, allOf: [ref] }`. */
-const nullable = (s: Schema): Schema => (s.$ref ? { nullable: true, allOf: [s] } : { ...s, nullable: true });
-const list = (items: Schema): Schema => ({ type: 'array', items });
-const counts: Schema = { type: 'object', additionalProperties: num };
-const lines: Schema = { type: 'object', additionalProperties: str };
-const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
-const doc = (description: string, s: Schema): Schema => ({ ...s, description });
-
-/** An object; every property is required but those named in `optional`. */
-function obj(properties: Record<string, Schema>, optional: string[] = [], open = false): Schema {
-  return {
-    type: 'object',
-    properties,
-    required: Object.keys(properties).filter((k) => !optional.includes(k)),
-    ...(open ? { additionalProperties: true } : {}),
-  };
-}
 
 const embeddingNotice = obj({ pages: num, embedded: num, complete: num, catalogs: list(str) });
 
