@@ -86,6 +86,7 @@ export interface CatalogSettings {
   contentDedup?: '' | string;
   documents?: boolean;
   headPass?: boolean;
+  adaptivePace?: boolean;
   markdownFiles?: boolean;
   metadataFilters?: Array<{
     header: string;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { HostAnswer, HostPaceControl, HostRate, Logger, Pacer, Politeness, Reservation } from '@greenfinger/core';
+import { MAX_PAUSE_MS } from '@greenfinger/core/internal';
 import type { Redis } from 'ioredis';
 import { LuaScript } from '../plumbing/lua-script.js';
 
@@ -42,9 +43,6 @@ local nxt = tonumber(redis.call('GET', KEYS[1]) or '0')
 if now + ms > nxt then redis.call('SET', KEYS[1], now + ms, 'PX', ms + 1000) end
 return 1
 `);
-
-/** A Retry-After pauses a host over the cluster for this long at most (the local pause's bound, MAX_PAUSE_MS). */
-const MAX_CLUSTER_PAUSE_MS = 60_000;
 
 /** Push the lease end of held slots (one holder per ARGV) that are still there. */
 const RENEW = new LuaScript(`
@@ -128,9 +126,9 @@ export class ClusterPoliteness implements Politeness, Pacer, HostPaceControl {
   observe(host: string, answer: HostAnswer): void {
     this.#o.local.observe?.(host, answer);
     const after = answer.retryAfterMs;
-    if ((answer.status !== 429 && answer.status !== 503) || !after || after <= 0) return;
-    const ms = Math.min(after, MAX_CLUSTER_PAUSE_MS);
-    void PAUSE.run(this.#o.redis, [`${this.#key(host)}:next`], [ms]).catch((err: unknown) =>
+    // As the local pace (host-pace.ts): a Retry-After beyond MAX_PAUSE_MS gives the url up and pauses nothing.
+    if ((answer.status !== 429 && answer.status !== 503) || !after || after <= 0 || after > MAX_PAUSE_MS) return;
+    void PAUSE.run(this.#o.redis, [`${this.#key(host)}:next`], [after]).catch((err: unknown) =>
       this.#o.log.warn({ host, err: (err as Error).message }, 'host pause not shared with the cluster'),
     );
   }

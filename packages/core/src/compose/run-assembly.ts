@@ -411,8 +411,13 @@ function defaultPoliteness(
   const s = ctx.catalog.settings;
   // A folder's files are local: no interval, no adapted pace, and as many reads at once as the catalog has threads.
   const politeness = isFileUrl(ctx.catalog.url)
-    ? new HostPoliteness({ maxPerHost: Math.max(s.threads, s.hostConcurrency), minIntervalMs: 0, adaptive: false })
-    : new HostPoliteness({ maxPerHost: s.hostConcurrency, minIntervalMs: s.intervalMs });
+    ? new HostPoliteness({
+        maxPerHost: Math.max(s.threads, s.hostConcurrency),
+        minIntervalMs: 0,
+        adaptive: false,
+        pauses: false,
+      })
+    : new HostPoliteness({ maxPerHost: s.hostConcurrency, minIntervalMs: s.intervalMs, adaptive: s.adaptivePace });
   return {
     acquire: async (host) => {
       const delay = await crawlDelayMs(host);

@@ -27,8 +27,12 @@ export interface HostRate {
   pausedForMs: number;
 }
 
-/** A Retry-After longer than this pauses the host for this long only (the url's own retry gives up on it). */
-export const MAX_PAUSE_MS = 60_000;
+/**
+ * The longest Retry-After that pauses the host: the longest wait the url's own retry honours (with-retry.ts). A site
+ * asking for more (`Retry-After: 86400`) has that url given up at once and the host is not paused: its other urls go
+ * on at the halved rate.
+ */
+export const MAX_PAUSE_MS = 30_000;
 /** The slowest pace adaptation can reach: one request a minute. */
 export const MAX_ADAPTED_INTERVAL_MS = 60_000;
 /** A 429 or 503 on a host that had no interval spaces its requests by at least this. */
@@ -47,8 +51,8 @@ const SNAP_MS = 5;
 
 /**
  * The adaptive pace of one host (issue 26 item 4): the interval between request starts it adds on top of the
- * setting. A 429 or 503 halves the rate (the interval doubles, to at least 100 ms); a Retry-After pauses the host
- * (every request to it) for that long, at most a minute; an answer more than twice the host's usual time (plus
+ * setting. A 429 or 503 halves the rate (the interval doubles, to at least 100 ms); a Retry-After of at most 30 s
+ * pauses the host (every request to it) for that long (a longer one gives the url up and pauses nothing); an answer more than twice the host's usual time (plus
  * 20 ms) slows it by a step (the interval × 1.25, at least 50 ms, at most the average answer time: no slower than
  * one request per answer time while the answers stay that slow); each run of 5 fast answers earns a step back
  * (÷ 1.25) until the setting is reached again. The usual time is the lowest moving average (α 0.3) of the host's
@@ -61,9 +65,12 @@ export class AdaptivePace {
   #avg = -1;
   #usual = Number.POSITIVE_INFINITY;
   #fastRun = 0;
+  readonly #adapts: boolean;
 
-  constructor(settingMs: number) {
+  /** `adapts` false: only a Retry-After's pause is kept, the rate stays the setting's. */
+  constructor(settingMs: number, adapts = true) {
     this.intervalMs = settingMs;
+    this.#adapts = adapts;
   }
 
   /** Learn from one answer; `settingMs` is the host's interval from the settings now. */
@@ -73,13 +80,14 @@ export class AdaptivePace {
     const overloaded = answer.status === 429 || answer.status === 503;
     if (overloaded) {
       this.#fastRun = 0;
-      this.#set(Math.max(this.intervalMs * 2, FIRST_BACKOFF_MS), settingMs);
+      if (this.#adapts) this.#set(Math.max(this.intervalMs * 2, FIRST_BACKOFF_MS), settingMs);
       const after = answer.retryAfterMs;
-      if (after !== null && after !== undefined && after > 0) {
-        this.pausedUntil = Math.max(this.pausedUntil, now + Math.min(after, MAX_PAUSE_MS));
+      if (after !== null && after !== undefined && after > 0 && after <= MAX_PAUSE_MS) {
+        this.pausedUntil = Math.max(this.pausedUntil, now + after);
       }
       return;
     }
+    if (!this.#adapts) return;
     // The usual time follows the average down only: a server that slows does not make slowness usual.
     if (answer.status > 0 && answer.status < 500) this.#usual = Math.min(this.#usual, this.#avg);
     const slow = answer.status === 0 || elapsed > this.#usual * SLOW_FACTOR + SLOW_SLACK_MS;

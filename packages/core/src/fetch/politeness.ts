@@ -16,8 +16,13 @@ export interface HostPolitenessOptions {
    * interval, so the default 1 is a minimum interval between two starts. @default 1
    */
   burst?: number | undefined;
-  /** Adapt each host's pace to its answers (see {@link AdaptivePace}); off, only the setting counts. @default true */
+  /**
+   * Adapt each host's rate to its answers (see {@link AdaptivePace}); off, only the setting (and Retry-After pauses)
+   * count. @default true
+   */
   adaptive?: boolean | undefined;
+  /** A 429 or 503 with a Retry-After (at most MAX_PAUSE_MS) pauses every request to the host. @default true */
+  pauses?: boolean | undefined;
 }
 
 /** Give back a slot taken with {@link HostPoliteness.acquire}; calling it twice is harmless. */
@@ -99,6 +104,7 @@ export class HostPoliteness implements Pacer, HostPaceControl, HostReadiness {
   private readonly maxDelayHosts: number;
   private readonly burst: number;
   private readonly adaptive: boolean;
+  private readonly pauses: boolean;
   private readonly hosts = new Map<string, HostState>();
   private readonly crawlDelays = new Map<string, number>();
   /** Hosts whose pace differs from their setting (adapted, or paused). */
@@ -113,6 +119,7 @@ export class HostPoliteness implements Pacer, HostPaceControl, HostReadiness {
     this.maxDelayHosts = options.maxCrawlDelayHosts ?? 10_000;
     this.burst = options.burst ?? 1;
     this.adaptive = options.adaptive ?? true;
+    this.pauses = options.pauses ?? true;
     if (!(this.burst >= 1)) throw new TypeError('HostPoliteness: burst must be >= 1');
     if (!Number.isInteger(this.maxPerHost) || this.maxPerHost < 1) {
       throw new TypeError('HostPoliteness: maxPerHost must be an integer >= 1');
@@ -152,11 +159,11 @@ export class HostPoliteness implements Pacer, HostPaceControl, HostReadiness {
    * slow answer slows it, a run of fast ones earns the rate back (see {@link AdaptivePace}).
    */
   observe(host: string, answer: HostAnswer): void {
-    if (!this.adaptive || this.closed) return;
+    if ((!this.adaptive && !this.pauses) || this.closed) return;
     const setting = this.intervalFor(host);
     let pace = this.paces.get(host);
     if (!pace) {
-      pace = new AdaptivePace(setting);
+      pace = new AdaptivePace(setting, this.adaptive);
       this.paces.set(host, pace);
       if (this.paces.size > this.maxDelayHosts) this.paces.delete(this.paces.keys().next().value!);
     }

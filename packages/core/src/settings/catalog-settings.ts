@@ -214,6 +214,13 @@ export const catalogSettingsSchema = z.strictObject({
    */
   headPass: z.boolean().default(false),
   /**
+   * Adapt each host's rate to its answers: a 429 or 503 halves it, answers much slower than the host's usual time slow
+   * it by steps, runs of fast answers earn it back up to the setting (fetch/host-pace.ts). Off, the rate is the
+   * setting's; a Retry-After of at most 30 s pauses the host either way. Off by default: on a site that answers 429 to
+   * some urls and drips others (the hostile test site) it made the crawl 4-8 times longer. @default false
+   */
+  adaptivePace: z.boolean().default(false),
+  /**
    * Write each page's Markdown file (`<id>.md` beside its `.txt`) during the crawl, converted on the extraction
    * workers. Off, a page's Markdown is made from its stored html when it is read, and `replay --layers file` writes
    * the files: converting costs more CPU than the rest of the crawl (docs/mcp.md). @default false

@@ -108,7 +108,8 @@ describe('adaptive host pace', () => {
     try {
       const report = await gf.crawler.crawl({
         url: `${site.origin}/`,
-        settings,
+        // The rate adapts only when the catalog asks (adaptivePace, off by default); the pause above needs nothing.
+        settings: { ...settings, adaptivePace: true },
         progressIntervalMs: 100,
         onProgress: (p: CrawlProgress) => {
           if (p.hosts) seen.push(...p.hosts);

@@ -5,7 +5,7 @@ const ok = (elapsedMs: number) => ({ status: 200, elapsedMs });
 
 /** The rules of a host's adaptive pace (fetch/host-pace.ts), answer by answer, on a clock given to it. */
 describe('AdaptivePace', () => {
-  it('halves the rate on a 429 or 503, and a Retry-After pauses the host (a minute at most)', () => {
+  it('halves the rate on a 429 or 503, and a Retry-After of at most 30 s pauses the host (a longer one does not)', () => {
     const pace = new AdaptivePace(200);
     pace.observe({ status: 429, elapsedMs: 10 }, 200, 1_000);
     expect(pace.effective(200)).toBe(400);
@@ -13,8 +13,13 @@ describe('AdaptivePace', () => {
     pace.observe({ status: 503, elapsedMs: 10, retryAfterMs: 2_000 }, 200, 1_000);
     expect(pace.effective(200)).toBe(800);
     expect(pace.pausedUntil).toBe(3_000);
-    pace.observe({ status: 429, elapsedMs: 10, retryAfterMs: 3_600_000 }, 200, 1_000);
+    pace.observe({ status: 429, elapsedMs: 10, retryAfterMs: MAX_PAUSE_MS }, 200, 1_000);
     expect(pace.pausedUntil).toBe(1_000 + MAX_PAUSE_MS);
+    // Beyond the longest wait the url's retry honours: the url is given up, the host goes on (rate halved).
+    const late = new AdaptivePace(200);
+    late.observe({ status: 429, elapsedMs: 10, retryAfterMs: 86_400_000 }, 200, 1_000);
+    expect(late.pausedUntil).toBe(0);
+    expect(late.effective(200)).toBe(400);
     // Unlimited (interval 0): the first 429 spaces the host by 100 ms.
     const open = new AdaptivePace(0);
     open.observe({ status: 429, elapsedMs: 10 }, 0);

@@ -77,6 +77,7 @@ export interface SettingsOptions {
   documents?: boolean;
   headPass?: boolean;
   markdownFiles?: boolean;
+  adaptivePace?: boolean;
   canonical?: boolean;
   recrawlSitemap?: boolean;
   changeDistance?: number;
@@ -255,6 +256,11 @@ export const SETTINGS_OPTIONS: OptionSpec[] = [
     description: "write each page's Markdown file during the crawl (on the extraction workers; costs CPU)",
   },
   { flags: '--no-markdown-files', description: 'Markdown made from the stored html when read (default)' },
+  {
+    flags: '--adaptive-pace',
+    description: "adapt each host's rate: 429/503 halve it, slow answers slow it, fast ones earn it back",
+  },
+  { flags: '--no-adaptive-pace', description: "each host's rate is the setting's (default)" },
   { flags: '--canonical', description: 'a copy naming another url of the catalog as canonical is not kept (default)' },
   { flags: '--no-canonical', description: 'keep every copy, whatever canonical url it names' },
   {
@@ -369,6 +375,7 @@ export function settingsOf(o: SettingsOptions): Partial<CatalogSettings> {
     documents: o.documents,
     headPass: o.headPass,
     markdownFiles: o.markdownFiles,
+    adaptivePace: o.adaptivePace,
     canonical: o.canonical,
     recrawlSitemap: o.recrawlSitemap,
     changeDistance: o.changeDistance,
