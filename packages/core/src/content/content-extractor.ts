@@ -2,7 +2,11 @@
 export interface ImageRef {
   url: string;
   alt: string;
-  /** Text around the picture (caption, figure text, nearby paragraph), trimmed to ~300 chars. */
+  /**
+   * Text around the picture: the nearest heading before it, the `<figure>` caption (else the text of the block it
+   * sits in, about 300 characters) and its `title` attribute when that says more, joined by ` — ` (each part left
+   * out when empty or already in the caption).
+   */
   surroundingText: string;
   width?: number | undefined;
   height?: number | undefined;

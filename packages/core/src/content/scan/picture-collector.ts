@@ -19,6 +19,10 @@ interface PendingImage {
   source: string;
   block: number;
   figure: number;
+  /** The `title` attribute, when it says more than the alt text. */
+  title: string;
+  /** The block of the last heading (h1–h6) opened before the image, or -1. */
+  heading: number;
 }
 
 const SRCSET_SEPARATOR = new Set([',', ' ', '\n', '\t']);
@@ -70,6 +74,7 @@ export class PictureCollector {
   private pictureDepth = 0;
   private readonly figureStack: number[] = [];
   private readonly figcaptionOf = new Map<number, number>();
+  private lastHeading = -1;
 
   /** An element's open tag outside dropped content; `block` is the innermost block, this element if one. */
   open(name: string, a: Record<string, string>, block: number): number {
@@ -89,6 +94,14 @@ export class PictureCollector {
         return 0;
       case 'img':
         this.image(a, block);
+        return 0;
+      case 'h1':
+      case 'h2':
+      case 'h3':
+      case 'h4':
+      case 'h5':
+      case 'h6':
+        this.lastHeading = block;
         return 0;
     }
     return 0;
@@ -114,7 +127,7 @@ export class PictureCollector {
     for (const p of this.pending) {
       const url = normalizeUrl(p.url, base);
       if (!url) continue;
-      const surroundingText = trimText(clean(this.around(p, text)));
+      const surroundingText = this.context(p, text);
       push({ url, alt: p.alt, surroundingText, width: p.width, height: p.height, source: p.source });
     }
     const ogUrl = og ? normalizeUrl(og.url, base) : null;
@@ -142,9 +155,13 @@ export class PictureCollector {
     const best = inPicture || set ? this.largestCandidate(set ?? '', inPicture) : null;
     const url = best ? best.url : src;
     if (!url || url.startsWith('data:')) return;
+    const alt = clean(a.alt ?? '');
+    const title = clean(a.title ?? '');
     this.pending.push({
       url,
-      alt: clean(a.alt ?? ''),
+      alt,
+      title: title.toLowerCase() === alt.toLowerCase() ? '' : title,
+      heading: this.lastHeading,
       width: dim(a.width),
       height: dim(a.height),
       source: inPicture ? 'picture' : best ? 'srcset' : 'img',
@@ -164,6 +181,24 @@ export class PictureCollector {
     }
     const c = largestSrcsetCandidate(set);
     return c && isLarger(c, best) ? c : best;
+  }
+
+  /**
+   * What a picture's record is found by besides its alt text: the nearest heading before it (unless the caption or
+   * window already holds it), the caption or window of text around it (about 300 characters), and its `title`
+   * attribute (when it says something the alt and the text do not), joined by ` — `.
+   */
+  private context(p: PendingImage, text: SegmentCollector): string {
+    const around = trimText(clean(this.around(p, text)));
+    const heading = p.heading >= 0 ? trimText(clean(text.textOf(p.heading)), 120) : '';
+    const title = trimText(p.title, 120);
+    const lower = around.toLowerCase();
+    const parts = [
+      heading && !lower.includes(heading.toLowerCase()) ? heading : '',
+      around,
+      title && !lower.includes(title.toLowerCase()) ? title : '',
+    ];
+    return parts.filter(Boolean).join(' — ');
   }
 
   /** The figure's caption, else the text of the image's block or up to two of its ancestors. */
