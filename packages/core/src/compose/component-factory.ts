@@ -7,6 +7,7 @@ import { LevelUrlFilter } from '../dedup/level-url-filter.js';
 import type { ContentDedupFilter, ExistingUrlPathFilter } from '../dedup/url-filter.js';
 import { createEmbeddingClient } from '../embeddings/create-embedding-client.js';
 import type { EmbeddingClient } from '../embeddings/embedding-client.js';
+import { vectorSpace } from '../embeddings/vector-space.js';
 import { CrawlEvents } from '../engine/flow/crawl-events.js';
 import { DnsCache } from '../fetch/dns-cache.js';
 import { FileRenderMemory } from '../fetch/file-render-memory.js';
@@ -150,6 +151,7 @@ export class ComponentFactory implements NodeContext, NodeStores {
         : new SqliteVecFamily({
             root: join(this.layout.user, 'vector'),
             collection: this.settings.vectorCollection,
+            space: vectorSpace(this.settings),
             annMinPoints: this.settings.annMinPoints,
           });
       this.#vectorFamily = this.components.wrapVectorStores?.(family, this.#node()) ?? family;

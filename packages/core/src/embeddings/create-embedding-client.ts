@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { Settings } from '../config.js';
 import type { EmbeddingClient } from './embedding-client.js';
 import { type EmbeddingSpec, loadEmbeddingClient } from './embedding-spec.js';
+import { connectHttpEmbedding } from './http-embedding-client.js';
 import { PooledEmbeddingClient } from './pooled-embedding-client.js';
 import { findOnnxModel } from './transformers-embedding-client.js';
 import { findUseLiteOnnx } from './use-lite-onnx-embedding-client.js';
@@ -34,14 +35,26 @@ export function chooseEmbeddingSpec(
   return { kind: 'use-lite', reason };
 }
 
+type EndpointSetting =
+  | 'embeddingProvider'
+  | 'embeddingUrl'
+  | 'embeddingModel'
+  | 'embeddingApiKey'
+  | 'embeddingBatch'
+  | 'embeddingTimeoutMs'
+  | 'embeddingRetries';
+
 /**
- * The text EmbeddingClient of this node. By default it runs in a worker thread so embedding never blocks the
+ * The text EmbeddingClient of this node: GF_EMBEDDING_PROVIDER=ollama or openai asks that endpoint
+ * (http-embedding-client.ts, its width read from a first answer); local, by default it runs in a worker thread so embedding never blocks the
  * event loop; `describe()` says which model was loaded, from where, and why.
  */
 export async function createEmbeddingClient(
-  settings: Pick<Settings, 'modelDir' | 'textModel'> & Partial<Pick<Settings, 'embeddingWorkers'>>,
+  settings: Pick<Settings, 'modelDir' | 'textModel'> & Partial<Pick<Settings, 'embeddingWorkers' | EndpointSetting>>,
   options: CreateEmbeddingOptions = {},
 ): Promise<EmbeddingClient> {
+  const provider = settings.embeddingProvider ?? 'local';
+  if (provider !== 'local') return connectHttpEmbedding({ ...settings, embeddingProvider: provider });
   const spec = chooseEmbeddingSpec(settings);
   if (options.inProcess) return loadEmbeddingClient(spec);
   const workers = Math.max(1, Math.trunc(options.workers ?? settings.embeddingWorkers ?? 1));

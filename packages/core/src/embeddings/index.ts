@@ -1,6 +1,8 @@
 export * from './create-embedding-client.js';
 export type * from './embedding-client.js';
+export * from './embedding-retry.js';
 export * from './embedding-spec.js';
+export * from './http-embedding-client.js';
 export type { WorkerReply, WorkerRequest } from './embedding-worker.js';
 export * from './model-pull.js';
 export * from './normalize.js';
@@ -8,4 +10,5 @@ export * from './pooled-embedding-client.js';
 export * from './transformers-embedding-client.js';
 export * from './use-lite-embedding-client.js';
 export * from './use-lite-onnx-embedding-client.js';
+export * from './vector-space.js';
 export * from './worker-embedding-client.js';

@@ -45,8 +45,34 @@ export const settingsSchema = z.strictObject({
    * smaller versions are searched exactly, 0 = never. @default 2000
    */
   annMinPoints: z.coerce.number().int().min(0).default(2000),
-  /** GF_EMBEDDING_PROVIDER: local. @default local */
-  embeddingProvider: z.enum(['local']).default('local'),
+  /**
+   * GF_EMBEDDING_PROVIDER: local (the bundled or GF_TEXT_MODEL model, in process), ollama (`POST {url}/api/embed`) or
+   * openai (any OpenAI-compatible `POST {url}/embeddings`). @default local
+   */
+  embeddingProvider: z.enum(['local', 'ollama', 'openai']).default('local'),
+  /** GF_EMBEDDING_URL: the base url of ollama (`http://host:11434`) or of an OpenAI-compatible api (`http://host/v1`). */
+  embeddingUrl: z.string().url().optional(),
+  /** GF_EMBEDDING_MODEL: the model an ollama or OpenAI-compatible endpoint embeds with (its name there). */
+  embeddingModel: z.string().min(1).optional(),
+  /** GF_EMBEDDING_API_KEY: sent as `Authorization: Bearer …` to the embedding endpoint, when set. */
+  embeddingApiKey: z.string().min(1).optional(),
+  /** GF_EMBEDDING_BATCH: texts per request to an embedding endpoint. @default 32 */
+  embeddingBatch: z.coerce.number().int().min(1).max(2048).default(32),
+  /** GF_EMBEDDING_TIMEOUT_MS: one request to an embedding endpoint, retries apart. @default 30000 */
+  embeddingTimeoutMs: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /**
+   * GF_EMBEDDING_RETRIES: retries of a request an embedding endpoint answered 429 or 5xx (or that timed out), with
+   * exponential backoff from 500 ms, or its Retry-After, at most 30 s a wait. @default 4
+   */
+  embeddingRetries: z.coerce.number().int().min(0).max(10).default(4),
+  /**
+   * GF_PRELOAD_TEXT_MODEL: true = `serve` loads the local text model (or asks the endpoint its width) right after it
+   * starts listening, so the first meaning search does not wait for it. @default false
+   */
+  preloadTextModel: z
+    .union([z.boolean(), z.enum(['true', 'false', '1', '0'])], { error: 'must be true or false' })
+    .default(false)
+    .transform((v) => v === true || v === 'true' || v === '1'),
   /** GF_MODEL_DIR: directory holding ONNX models (transformers.js layout). @default ./models */
   modelDir: z.string().default('./models'),
   /** GF_TEXT_MODEL: model folder name under GF_MODEL_DIR. @default multilingual-e5-small */

@@ -21,6 +21,13 @@ export const settingsEnv: Record<keyof Settings, string> = {
   pairsMinDocs: 'GF_INDEX_PAIRS_MIN_DOCS',
   annMinPoints: 'GF_VECTOR_ANN_MIN',
   embeddingProvider: 'GF_EMBEDDING_PROVIDER',
+  embeddingUrl: 'GF_EMBEDDING_URL',
+  embeddingModel: 'GF_EMBEDDING_MODEL',
+  embeddingApiKey: 'GF_EMBEDDING_API_KEY',
+  embeddingBatch: 'GF_EMBEDDING_BATCH',
+  embeddingTimeoutMs: 'GF_EMBEDDING_TIMEOUT_MS',
+  embeddingRetries: 'GF_EMBEDDING_RETRIES',
+  preloadTextModel: 'GF_PRELOAD_TEXT_MODEL',
   modelDir: 'GF_MODEL_DIR',
   textModel: 'GF_TEXT_MODEL',
   chunkSize: 'GF_CHUNK_SIZE',
@@ -77,13 +84,14 @@ export const settingsEnv: Record<keyof Settings, string> = {
 
 /** Settings as they may be shown or written: the database password and the token key masked. */
 export function maskedSettings(settings: Readonly<Settings>): Record<string, unknown> {
-  const { tokenSecret, webhookSecret, ...rest } = settings;
+  const { tokenSecret, webhookSecret, embeddingApiKey, ...rest } = settings;
   return {
     ...rest,
     databaseUrl: settings.databaseUrl.replace(/(\/\/[^:/@]*):[^@/]*@/, '$1:***@'),
     redisUrl: settings.redisUrl.replace(/(\/\/[^:/@]*):[^@/]*@/, '$1:***@'),
     tokenSecret: tokenSecret ? '***' : '',
     webhookSecret: webhookSecret ? '***' : '',
+    embeddingApiKey: embeddingApiKey ? '***' : '',
   };
 }
 

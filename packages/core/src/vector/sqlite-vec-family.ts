@@ -10,6 +10,12 @@ export interface SqliteVecFamilyOptions {
   root: string;
   /** GF_VECTOR_COLLECTION, e.g. `greenfinger_text`. */
   collection: string;
+  /**
+   * The embedding provider and model when not the local one (`openai-bge-small`, vectorSpace()): `open` then writes
+   * `<collection>_<space>_<dims>`, so vectors of another model never share a collection; erase, purge and stats still
+   * cover the collections of every provider.
+   */
+  space?: string | undefined;
   /** SqliteVecStoreOptions.annMinPoints of every collection (GF_VECTOR_ANN_MIN). */
   annMinPoints?: number | undefined;
 }
@@ -21,7 +27,8 @@ export interface SqliteVecFamilyOptions {
 export class SqliteVecFamily implements VectorStoreFamily {
   readonly name = 'sqlite-vec';
   readonly #options: SqliteVecFamilyOptions;
-  readonly #stores = new Map<number, SqliteVecStore>();
+  /** By directory name (`<collection>[_<space>]_<dims>`). */
+  readonly #stores = new Map<string, SqliteVecStore>();
   #closed = false;
 
   constructor(options: SqliteVecFamilyOptions) {
@@ -29,38 +36,51 @@ export class SqliteVecFamily implements VectorStoreFamily {
   }
 
   open(dims: number): SqliteVecStore {
+    const { collection, space } = this.#options;
+    return this.#open(space ? `${collection}_${space}` : collection, dims);
+  }
+
+  #open(collection: string, dims: number): SqliteVecStore {
     if (this.#closed) {
       throw new CrawlerError('STORAGE', `the vector store family ${this.#options.collection} is closed`, {
         fix: 'open a new SqliteVecFamily',
       });
     }
-    let store = this.#stores.get(dims);
+    let store = this.#stores.get(`${collection}_${dims}`);
     if (!store) {
-      const { root, collection, annMinPoints } = this.#options;
+      const { root, annMinPoints } = this.#options;
       store = new SqliteVecStore({ root, collection, dims, annMinPoints });
-      this.#stores.set(dims, store);
+      this.#stores.set(`${collection}_${dims}`, store);
     }
     return store;
   }
 
-  /** The widths with a store on disk (and those opened since), smallest first. */
+  /**
+   * The collections on disk (and those opened since) of every width and every embedding provider, smallest width
+   * first, the local provider's before the others'.
+   */
   async collections(): Promise<SqliteVecStore[]> {
     const { root, collection } = this.#options;
-    const widths = new Set(this.#stores.keys());
+    const found = new Map<string, { collection: string; dims: number }>();
+    for (const store of this.#stores.values()) {
+      found.set(`${store.collection}_${store.dims}`, { collection: store.collection, dims: store.dims });
+    }
     let names: string[] = [];
     try {
       names = readdirSync(root);
     } catch {
       // nothing written yet
     }
-    const lead = `${collection}_`;
+    const shape = new RegExp(`^(${collection.replace(/[-]/g, '\\-')}(?:_[a-z0-9-]+)?)_(\\d+)$`);
     for (const name of names) {
-      const dims = name.slice(lead.length);
-      if (name.startsWith(lead) && /^\d+$/.test(dims) && existsSync(join(root, name, 'vectors.db'))) {
-        widths.add(Number(dims));
+      const m = shape.exec(name);
+      if (m && existsSync(join(root, name, 'vectors.db'))) {
+        found.set(name, { collection: m[1] as string, dims: Number(m[2]) });
       }
     }
-    return [...widths].sort((a, b) => a - b).map((dims) => this.open(dims));
+    return [...found.values()]
+      .sort((a, b) => a.dims - b.dims || a.collection.length - b.collection.length || a.collection.localeCompare(b.collection))
+      .map((c) => this.#open(c.collection, c.dims));
   }
 
   async verify(catalogId: string): Promise<void> {
