@@ -17,6 +17,8 @@
 //   all                 every one of the above
 //   use-lite-onnx       the bundled USE-lite on TF.js wasm vs its ONNX graph on onnxruntime-node, same chunks
 //                       (--chunks N (480), --per-page N (3), --batch N (16), --variants tfjs,onnx-t1,…; not in `all`)
+//   soak                a generated site of 100,000 pages crawled with --outputs file+index: peak RSS < 500 MB,
+//                       pages/s of the last tenth ≥ 80 % of the first (--pages N, --threads N (16); not in `all`)
 //   render              adaptive extractor vs always-browser, client pages among static ones (--client N, --static N;
 //                       not in `all`: always-browser renders every page, about 1 page/s on 2 cores)
 // Every crawl first waits (at most --quiet-wait S, default 60) for the rest of the machine to go quiet.
@@ -30,6 +32,7 @@ import { onnxUseLiteBench } from './onnx-use-lite.mjs';
 import { renderBench } from './render.mjs';
 import { searchBench } from './search.mjs';
 import { searchQualityBench } from './search-quality.mjs';
+import { soakBench } from './soak.mjs';
 
 const NAMES = [
   'handbook',
@@ -62,7 +65,7 @@ function parseArgs(argv) {
 
 const { names, opts } = parseArgs(process.argv.slice(2));
 const wanted = names.includes('all') ? NAMES : names;
-const KNOWN = [...NAMES, 'render', 'cluster', 'use-lite-onnx'];
+const KNOWN = [...NAMES, 'render', 'cluster', 'use-lite-onnx', 'soak'];
 const unknown = wanted.filter((n) => !KNOWN.includes(n));
 if (wanted.length === 0 || unknown.length > 0) {
   console.error(
@@ -111,6 +114,8 @@ for (const name of wanted) {
       hostConcurrency: num('host-concurrency', 2),
       quietWaitS,
     });
+  } else if (name === 'soak') {
+    result = await soakBench({ pages: num('pages', 100_000), threads: num('threads', 16), quietWaitS });
   } else if (name === 'render') {
     result = await renderBench({ client: num('client', 200), statics: num('static', 2000), quietWaitS });
   } else if (name === 'use-lite-onnx') {
