@@ -111,7 +111,7 @@ describe('ClusterPoliteness (real Redis)', () => {
     const t0 = Date.now();
     // The pause reaches Redis in one script, sent without waiting: wait for it there (bounded).
     const c = cluster as TestCluster;
-    const next = `${c.keys.polite}${HOST}:next`;
+    const next = `${c.keys.polite}${HOST}:pause`;
     for (let i = 0; i < 100 && Number(await c.redis.get(next)) === 0; i++) await new Promise((r) => setTimeout(r, 5));
     (await b.acquire(HOST))();
     expect(Date.now() - t0).toBeGreaterThanOrEqual(900);

@@ -11,29 +11,36 @@ const POLL_FIRST_MS = 10;
 const POLL_MAX_MS = 100;
 
 /**
- * Take a slot of a host for the whole cluster, atomically: KEYS[1] the host's holders (a sorted set, score = lease
- * end), KEYS[2] the earliest next request start. ARGV: holder, slots, interval ms, lease ms. Answers 0 (taken), or
- * the ms to wait (the interval since the last start has not passed), or -1 (every slot is held). Redis's clock only:
- * no member clocks are compared.
+ * Take a slot and a token of a host for the whole cluster, atomically, in one script: KEYS[1] the host's holders (a
+ * sorted set, score = lease end), KEYS[2] the host's token bucket, KEYS[3] the end of a pause the host asked for.
+ * ARGV: holder, slots, interval ms, lease ms, burst. The bucket is kept as one number, its theoretical arrival
+ * time (GCRA): a take is allowed when it is at most (burst - 1) intervals ahead of now, and pushes it one interval
+ * further (from now when it lies behind): at most `burst` request starts at once, then one per interval, the same
+ * as a bucket of `burst` tokens refilled one per interval. Answers 0 (taken), or the ms to wait (no token yet, or
+ * the host is paused), or -1 (every slot is held). Redis's clock only: no member clocks are compared.
  */
 const ACQUIRE = new LuaScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return -1 end
-local nxt = tonumber(redis.call('GET', KEYS[2]) or '0')
-if now < nxt then return nxt - now end
+local paused = tonumber(redis.call('GET', KEYS[3]) or '0')
+if now < paused then return paused - now end
+local interval = tonumber(ARGV[3])
+local tat = tonumber(redis.call('GET', KEYS[2]) or '0')
+if tat < now then tat = now end
+local allowed = tat - (tonumber(ARGV[5]) - 1) * interval
+if now < allowed then return allowed - now end
 local lease = tonumber(ARGV[4])
 redis.call('ZADD', KEYS[1], now + lease, ARGV[1])
 redis.call('PEXPIRE', KEYS[1], lease)
-local interval = tonumber(ARGV[3])
-if interval > 0 then redis.call('SET', KEYS[2], now + interval, 'PX', interval + 1000) end
+if interval > 0 then redis.call('SET', KEYS[2], tat + interval, 'PX', tat + interval - now + 1000) end
 return 0
 `);
 
 /**
- * Pause a host for the whole cluster (a Retry-After): KEYS[1] the host's earliest next request start, pushed to
- * Redis's now + ARGV[1] ms unless it is later already.
+ * Pause a host for the whole cluster (a Retry-After): KEYS[1] the end of the host's pause, pushed to Redis's now +
+ * ARGV[1] ms unless it is later already.
  */
 const PAUSE = new LuaScript(`
 local t = redis.call('TIME')
@@ -70,8 +77,10 @@ export interface ClusterPolitenessOptions {
   member: string;
   /** Requests in flight to one host, over every member. */
   maxPerHost: number;
-  /** Minimum time between two request starts to one host, over every member. */
+  /** Minimum time between two request starts to one host, over every member (1/rate of its token bucket). */
   intervalMs: number;
+  /** Request starts the host's bucket allows at once, over every member (the catalog's `burst`). @default 1 */
+  burst?: number | undefined;
   crawlDelayMs: (host: string) => Promise<number | undefined>;
   log: Logger;
   leaseMs?: number;
@@ -79,17 +88,19 @@ export interface ClusterPolitenessOptions {
 
 /**
  * Politeness shared by a cluster's members (`GF_CLUSTER_POLITENESS=cluster`): the catalog's per-host budget —
- * `hostConcurrency` requests in flight and `intervalMs` (or the host's Crawl-delay) between two request starts — holds
- * for the cluster as a whole, not per member. A request first takes its slot in this process (its FIFO), then one of
- * the host's slots in Redis in one script (`gf:<cluster>:polite:<host>`); a member that dies holding slots loses them
+ * `hostConcurrency` requests in flight and a token bucket of rate 1/`intervalMs` (or 1/the host's Crawl-delay) holding
+ * `burst` tokens — holds for the cluster as a whole, not per member. A request first takes its slot in this process
+ * (its FIFO and its own bucket), then one of the host's slots and a token of its bucket in Redis, in one script on
+ * Redis's clock (`gf:<cluster>:polite:<host>`, `…:tat`, `…:pause`); a member that dies holding slots loses them
  * within the lease (10 s; slots held are renewed every third of it). A rendered page's own requests are paced in the slot it holds,
  * by this process's default (Pacer). The interval a member takes a slot with is the longest of the setting, the
  * Crawl-delay and the pace this member's answers from the host adapted; a Retry-After a member gets pauses the host
- * for every member (the host's next start in Redis is pushed past it).
+ * for every member (the host's pause in Redis is pushed past it).
  */
 export class ClusterPoliteness implements Politeness, Pacer, HostPaceControl {
   readonly #o: ClusterPolitenessOptions;
   readonly #lease: number;
+  readonly #burst: number;
   /** Slots held now: holder → host key. */
   readonly #held = new Map<string, string>();
   #renewal: NodeJS.Timeout | undefined;
@@ -99,6 +110,8 @@ export class ClusterPoliteness implements Politeness, Pacer, HostPaceControl {
   constructor(options: ClusterPolitenessOptions) {
     this.#o = options;
     this.#lease = options.leaseMs ?? HOST_SLOT_LEASE_MS;
+    this.#burst = options.burst ?? 1;
+    if (!Number.isInteger(this.#burst) || this.#burst < 1) throw new TypeError('ClusterPoliteness: burst must be >= 1');
   }
 
   async acquire(host: string): Promise<() => void> {
@@ -128,7 +141,7 @@ export class ClusterPoliteness implements Politeness, Pacer, HostPaceControl {
     const after = answer.retryAfterMs;
     // As the local pace (host-pace.ts): a Retry-After beyond MAX_PAUSE_MS gives the url up and pauses nothing.
     if ((answer.status !== 429 && answer.status !== 503) || !after || after <= 0 || after > MAX_PAUSE_MS) return;
-    void PAUSE.run(this.#o.redis, [`${this.#key(host)}:next`], [after]).catch((err: unknown) =>
+    void PAUSE.run(this.#o.redis, [`${this.#key(host)}:pause`], [after]).catch((err: unknown) =>
       this.#o.log.warn({ host, err: (err as Error).message }, 'host pause not shared with the cluster'),
     );
   }
@@ -174,7 +187,11 @@ export class ClusterPoliteness implements Politeness, Pacer, HostPaceControl {
     let waited = false;
     while (Date.now() < deadline) {
       const answer = Number(
-        await ACQUIRE.run(o.redis, [key, `${key}:next`], [holder, o.maxPerHost, interval, this.#lease]),
+        await ACQUIRE.run(
+          o.redis,
+          [key, `${key}:tat`, `${key}:pause`],
+          [holder, o.maxPerHost, interval, this.#lease, this.#burst],
+        ),
       );
       if (answer === 0) {
         this.#held.set(holder, key);

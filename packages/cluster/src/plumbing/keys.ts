@@ -56,7 +56,7 @@ export class ClusterKeys {
   get currentRun(): string {
     return `${this.prefix}run:current`;
   }
-  /** Prefix of the hosts' shared budgets (ClusterPoliteness): `…polite:<host>` (slots held) and `…:next`. */
+  /** Prefix of the hosts' shared budgets (ClusterPoliteness): `…polite:<host>` (slots held), `…:tat` (token bucket), `…:pause`. */
   get polite(): string {
     return `${this.prefix}polite:`;
   }
