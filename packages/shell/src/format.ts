@@ -132,7 +132,14 @@ export function embeddingNoticeLine(e: EmbeddingNotice): string {
   return `embedding: every page has a vector, ${n(e.complete)} of ${n(e.pages)} with all of theirs — answers may still improve`;
 }
 
-export function formatResults(r: SearchResponse): string {
+/**
+ * The result list. `pictureLine`, when given (the prompt), adds a line under each result that has a picture: its
+ * thumbnail or its url (thumbnails.ts).
+ */
+export function formatResults(
+  r: SearchResponse,
+  pictureLine?: (h: SearchResponse['results'][number]) => string | undefined,
+): string {
   const notice = r.embedding ? `${embeddingNoticeLine(r.embedding)}\n` : '';
   if (r.results.length === 0) return `no results (${r.mode})\n${notice}`;
   const lines = r.results.map((h, i) => {
@@ -141,7 +148,8 @@ export function formatResults(r: SearchResponse): string {
     const pages = Array.isArray(pic.pages) ? picturePages(pic.pages, pic.pageCount) : '';
     // A blank query's listing has no score: it says when each page was fetched (newest first).
     const how = h.fetchedAt ? `fetched ${h.fetchedAt}` : `score ${h.score.toFixed(3)}`;
-    return `${String(i + 1).padStart(3)}. ${h.title}\n     ${h.url}  [${h.catalog} v${h.version}, ${how}]${hl}${pages}`;
+    const shown = pictureLine?.(h);
+    return `${String(i + 1).padStart(3)}. ${h.title}\n     ${h.url}  [${h.catalog} v${h.version}, ${how}]${hl}${pages}${shown ? `\n${shown}` : ''}`;
   });
   lines.push(
     `${r.mode}: ${r.results.length} of ${n(r.total)} in ${r.elapsedMs} ms${r.nextCursor ? ` — next page: --cursor ${r.nextCursor}` : ''}`,

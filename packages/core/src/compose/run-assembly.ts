@@ -417,7 +417,12 @@ function defaultPoliteness(
         adaptive: false,
         pauses: false,
       })
-    : new HostPoliteness({ maxPerHost: s.hostConcurrency, minIntervalMs: s.intervalMs, adaptive: s.adaptivePace });
+    : new HostPoliteness({
+        maxPerHost: s.hostConcurrency,
+        minIntervalMs: s.intervalMs,
+        burst: s.burst,
+        adaptive: s.adaptivePace,
+      });
   return {
     acquire: async (host) => {
       const delay = await crawlDelayMs(host);

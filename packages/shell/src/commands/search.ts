@@ -1,10 +1,19 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CATALOG_CATS, CrawlerError, envDataStore, SEARCH_MODES, type SearchMode } from '@greenfinger/core';
+import {
+  CATALOG_CATS,
+  CrawlerError,
+  envDataStore,
+  type PictureSearchHit,
+  SEARCH_MODES,
+  type SearchHit,
+  type SearchMode,
+} from '@greenfinger/core';
 import { intArg, listArg } from '../args.js';
 import { type CommandSpec, defineCommand } from '../command-spec.js';
 import { formatResults } from '../format.js';
 import { EXIT } from '../io.js';
+import { type InlineImageProtocol, inlineImageProtocol, pictureLine } from '../thumbnails.js';
 import { dataOption, jsonOption, verboseOption } from './options.js';
 
 interface SearchOptions {
@@ -102,12 +111,28 @@ export const SEARCH_COMMAND = defineCommand<SearchOptions>({
       ctx.io.out(
         `${JSON.stringify({ mode: r.mode, results, total: r.total, nextCursor: r.nextCursor, ...(r.note ? { note: r.note } : {}) })}\n`,
       );
+    } else if (ctx.mode === 'prompt') {
+      // The prompt's list shows each result's picture: a thumbnail where the terminal draws one, else its url.
+      const protocol = ctx.session?.interactive ? inlineImageProtocol(process.env) : null;
+      ctx.io.out(formatResults(r, (h) => resultPicture(h, protocol, gf.layout.user)));
     } else {
       ctx.io.out(formatResults(r));
     }
     return EXIT.ok;
   },
 }) satisfies CommandSpec;
+
+/** A pictures result's own picture, else a page's first one (how many more it shows), as one line. */
+function resultPicture(h: SearchHit, protocol: InlineImageProtocol | null, user: string): string | undefined {
+  const own = h as Partial<PictureSearchHit>;
+  if (typeof own.pictureUrl === 'string' && typeof own.file === 'string') {
+    // The url line already names the picture: only a thumbnail adds anything.
+    const line = pictureLine({ path: own.file, url: own.pictureUrl }, 0, protocol, user);
+    return line.startsWith('     picture: ') ? undefined : line;
+  }
+  const first = h.pictures?.[0];
+  return first ? pictureLine(first, (h.pictures?.length ?? 1) - 1, protocol, user) : undefined;
+}
 
 /**
  * Search reads a data root and never creates one: a missing one (a typo, or a path that cannot exist such as one
