@@ -110,6 +110,7 @@ export function memberComponents(d: MemberComponentsDeps): GreenfingerComponents
         member: name,
         maxPerHost: s.hostConcurrency,
         intervalMs: s.intervalMs,
+        burst: s.burst,
         crawlDelayMs: (host) => ctx.crawlDelayMs(host),
         log,
       });

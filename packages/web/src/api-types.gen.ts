@@ -64,6 +64,7 @@ export interface CatalogSettings {
   intervalMs?: number;
   threads?: number;
   hostConcurrency?: number;
+  burst?: number;
   include?: string[];
   exclude?: string[];
   outputs?: Array<'file' | 'index' | 'vector'>;

@@ -128,6 +128,12 @@ export const catalogSettingsSchema = z.strictObject({
   threads: z.number().int().min(1).max(512).default(16),
   /** Requests in flight at once to one host. @default 2 */
   hostConcurrency: z.number().int().min(1).max(256).default(2),
+  /**
+   * Request starts one host's token bucket allows at once: it holds this many tokens and gains one per `intervalMs`
+   * (or per Crawl-delay), so the rate stays 1/interval and an idle host may take `burst` requests together. 1 is a
+   * plain interval between two starts. @default 1
+   */
+  burst: z.number().int().min(1).max(256).default(1),
   /** Path patterns (globs, `*` and `**`) a url must match when any are given. @default [] */
   include: z.array(z.string().min(1)).default(() => []),
   /** Path patterns (globs) that refuse a url. @default [] */

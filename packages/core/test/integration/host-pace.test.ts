@@ -131,4 +131,30 @@ describe('adaptive host pace', () => {
       await site.close();
     }
   }, 30_000);
+  it('the burst setting: a bucket of 4 tokens at one per 250 ms, judged from the server’s log', async () => {
+    const INTERVAL = 250;
+    const BURST = 4;
+    const site = await startSite(12, () => ({ delayMs: 5 }));
+    try {
+      const report = await gf.crawler.crawl({
+        url: `${site.origin}/`,
+        settings: { ...settings, intervalMs: INTERVAL, burst: BURST },
+      });
+      expect(report.produced.saved).toBe(12);
+      const t = site.hits.map((h) => h.at).sort((a, b) => a - b);
+      // No window of the log holds more than the bucket allows: BURST + one per interval (one of slack for jitter).
+      let excess = Number.NEGATIVE_INFINITY;
+      for (let i = 0; i < t.length; i++) {
+        for (let j = i; j < t.length; j++) {
+          excess = Math.max(excess, j - i + 1 - (BURST + Math.floor((t[j]! - t[i]!) / INTERVAL)));
+        }
+      }
+      expect(excess).toBeLessThanOrEqual(1);
+      // Pages 1 and 2, found together on the first page, go out together on the tokens left: burst 1 would space
+      // them by the interval.
+      expect(t[2]! - t[1]!).toBeLessThan(INTERVAL * 0.6);
+    } finally {
+      await site.close();
+    }
+  }, 30_000);
 });

@@ -54,6 +54,7 @@ export interface SettingsOptions {
   interval?: number;
   threads?: number;
   hostConcurrency?: number;
+  burst?: number;
   include?: string[];
   exclude?: string[];
   outputs?: string;
@@ -162,6 +163,11 @@ export const SETTINGS_OPTIONS: OptionSpec[] = [
     flags: '--host-concurrency <n>',
     description: 'requests in flight at once to one host',
     parse: intArg('--host-concurrency', 1),
+  },
+  {
+    flags: '--burst <n>',
+    description: "request starts one host's token bucket allows at once (then one per interval; default 1)",
+    parse: intArg('--burst', 1),
   },
   {
     flags: '--include <pattern>',
@@ -350,6 +356,7 @@ export function settingsOf(o: SettingsOptions): Partial<CatalogSettings> {
     intervalMs: o.interval,
     threads: o.threads,
     hostConcurrency: o.hostConcurrency,
+    burst: o.burst,
     include: o.include,
     exclude: o.exclude,
     outputs: o.outputs
