@@ -57,13 +57,15 @@ export class PageRemoval {
   async remove(resource: ResourceRow, cause: RemovalCause, now = new Date().toISOString()): Promise<void> {
     const { stores: f, catalog, version } = this.#d;
     const text = resource.textPath ? await f.blobs.getText(resource.textPath).catch(() => undefined) : undefined;
+    // Told (and journaled) before the erase: a run resumed after a crash in between still counts it removed.
+    this.#d.changes?.removed(resource.url);
+    await this.#d.changes?.flushJournal();
     await erasePage(f, { catalogId: catalog.id, version, id: resource.id, url: resource.url, resource }, false);
     if (text !== undefined) await this.#d.contentDedup.forget(catalog.id, version, text);
     if (cause === 'orphan') {
       const db = await f.database();
       await db.ledger.record([orphanRow(resource, await db.ledger.get(resource.id), now)]);
     }
-    this.#d.changes?.removed(resource.url);
     this.#removed.push(resource.urlHash);
     this.#counts[cause]++;
     f.log.info({ catalogId: catalog.id, version, url: resource.url, cause }, 'page removed');

@@ -263,6 +263,8 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
   politeness = assemblePoliteness(f, ctx, robots);
   const inflight = new InflightStore(join(f.layout.system, 'inflight', catalog.id, `v${version}`));
   const changes = new ChangeRecorder();
+  // The change set is journaled (write-ahead): a resumed run starts from the whole set of the run it continues.
+  await changes.openJournal(frontier, action === 'resume');
   const removal = new PageRemoval({ stores: f, catalog, version, urlFilter, contentDedup, changes });
   const deps: CrawlEngineDeps = {
     catalog,

@@ -10,7 +10,7 @@ import type { StageClock } from './stage-clock.js';
 
 type CommitterDeps = Pick<
   CrawlEngineDeps,
-  'catalog' | 'version' | 'records' | 'coordinator' | 'urlFilter' | 'ledger' | 'events'
+  'catalog' | 'version' | 'records' | 'coordinator' | 'urlFilter' | 'ledger' | 'events' | 'changes'
 >;
 
 const COMMIT_BATCH = 64;
@@ -124,6 +124,8 @@ export class Committer {
     // In memory only: settled before the records, so the ledger rows of the puts and refusals go with them.
     const { puts, refused } = this.#queue.settle(batch.map((c) => c.offer));
     const ledger = d.ledger ? ledgerRows(d.catalog.id, d.version, batch, puts, refused) : [];
+    // The run's change set so far, journaled before the rows that make it true (a resume restores it).
+    if (d.changes) await writeTo('frontier', () => d.changes?.flushJournal() ?? Promise.resolve());
     await writeTo('records', async () => {
       if (resources.length > 0) await d.records.saveResources(resources);
       if (images.length > 0) await d.records.saveImages(images);
