@@ -1,4 +1,4 @@
-import { openRemoteAdmin, type RemoteAdmin } from '@greenfinger/cluster';
+import type { RemoteAdmin } from '@greenfinger/cluster';
 import { Greenfinger, type GreenfingerComponents } from '@greenfinger/core';
 import { Command, CommanderError, Option } from 'commander';
 import { addCommand, afterText, type CommandContext, type CommandSpec } from './command-spec.js';
@@ -79,6 +79,7 @@ async function runOnce(spec: CommandSpec, io: Io, args: string[], opts: Record<s
       const log = commandLogger(data, { verbose: opts.verbose === true, toFile });
       let components: GreenfingerComponents | undefined;
       if (cluster) {
+        const { openRemoteAdmin } = await import('@greenfinger/cluster');
         remote = await openRemoteAdmin({ cluster, redisUrl: redisUrl(), log });
         components = remote.components;
       }

@@ -1,14 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import {
-  ClusterClient,
-  ClusterCrawlRunner,
-  ClusterNode,
-  type ClusterRunReport,
-  type ClusterStatus,
-  checkName,
-} from '@greenfinger/cluster';
+import type { ClusterClient, ClusterNode, ClusterRunReport, ClusterStatus } from '@greenfinger/cluster';
+import { checkName } from '@greenfinger/cluster/names';
 import {
   type Catalog,
   CrawlerError,
@@ -102,6 +96,7 @@ async function runNode(opts: NodeOptions, io: Io): Promise<number> {
     const log = opts.verbose ? createLogger({ destination: 2 }) : createLogger({ destination: logFile(opts.data) });
     const unknown = unknownEnv();
     if (unknown.length > 0) log.warn({ variables: unknown }, `unknown GF_* variables ignored: ${unknown.join(', ')}`);
+    const { ClusterNode } = await import('@greenfinger/cluster');
     node = await ClusterNode.start({
       cluster: opts.cluster,
       nodeName: opts.nodeName,
@@ -158,7 +153,8 @@ function untilSignal(node: ClusterNode, io: Io): Promise<number> {
  * no store of its own. What `onStart` is told of the catalog is what the leader answered: its id and name (this
  * process holds no row of it, so url and settings are left empty).
  */
-export function clusterCrawlRunner(cluster: string): CrawlRunner {
+export async function clusterCrawlRunner(cluster: string): Promise<CrawlRunner> {
+  const { ClusterCrawlRunner } = await import('@greenfinger/cluster');
   return new ClusterCrawlRunner({
     cluster,
     redisUrl: redisUrl(),
@@ -263,6 +259,7 @@ export function formatNodes(r: ClusterRunReport): string {
 
 /** `status --cluster NAME [--json]`: members, the leader, and the run in progress with each member's part. */
 export async function clusterStatus(cluster: string, json: boolean, io: Io): Promise<number> {
+  const { ClusterClient } = await import('@greenfinger/cluster');
   const client = await ClusterClient.open({ cluster, redisUrl: redisUrl(), log: silentLogger() });
   try {
     const status = await client.status();
@@ -304,6 +301,7 @@ function formatClusterStatus(s: ClusterStatus): string {
 
 /** `pause --cluster NAME`: stop the run in progress on every member (written once, broadcast on the control channel). */
 export async function clusterPause(cluster: string, json: boolean, io: Io): Promise<number> {
+  const { ClusterClient } = await import('@greenfinger/cluster');
   const client = await ClusterClient.open({ cluster, redisUrl: redisUrl(), log: silentLogger() });
   try {
     const stopped = await client.stop();

@@ -1,4 +1,4 @@
-import { ClusterClient, type ClusterRunReport } from '@greenfinger/cluster';
+import type { ClusterRunReport } from '@greenfinger/cluster';
 import {
   type CrawlProgress,
   type CrawlRunner,
@@ -234,7 +234,7 @@ async function runCrawl(action: CrawlVerb, opts: CrawlOptions, ctx: CommandConte
     let runner: CrawlRunner;
     if (cluster) {
       if (opts.nodes) members = await localMembers(cluster, opts, io);
-      runner = clusterCrawlRunner(cluster);
+      runner = await clusterCrawlRunner(cluster);
     } else {
       // Before the log file or any store: a malformed url, or a data root that is read-only, full or a file, fails
       // here in one line, and nothing is created on disk for it.
@@ -281,6 +281,7 @@ async function runCrawl(action: CrawlVerb, opts: CrawlOptions, ctx: CommandConte
 
 /** `crawl --cluster NAME --nodes N`: members started here when none runs (see startLocalMembers). */
 async function localMembers(cluster: string, opts: CrawlOptions, io: Io) {
+  const { ClusterClient } = await import('@greenfinger/cluster');
   const client = await ClusterClient.open({ cluster, redisUrl: redisUrl(), log: silentLogger() });
   try {
     return await startLocalMembers(client, cluster, opts.nodes ?? 1, opts.data, io, opts.json);

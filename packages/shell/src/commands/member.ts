@@ -1,4 +1,5 @@
-import { ClusterNode, checkName } from '@greenfinger/cluster';
+import type { ClusterNode } from '@greenfinger/cluster';
+import { checkName } from '@greenfinger/cluster/names';
 import type { Logger } from '@greenfinger/core';
 import type { OptionSpec } from '../command-spec.js';
 import { clusterOption } from './cluster.js';
@@ -20,9 +21,10 @@ export function memberOptions(what: string): OptionSpec[] {
  * Join the cluster as a member on this data root: its reads answer from its own stores, its administrative writes go
  * to the leader, its jobs' crawl verbs run on the cluster, and it takes its share of every run.
  */
-export function startMember(
+export async function startMember(
   opts: { cluster: string; nodeName?: string | undefined; data?: string | undefined },
   log: Logger,
 ): Promise<ClusterNode> {
+  const { ClusterNode } = await import('@greenfinger/cluster');
   return ClusterNode.start({ cluster: opts.cluster, nodeName: opts.nodeName, dataRoot: opts.data, log });
 }

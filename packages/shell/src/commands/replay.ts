@@ -1,4 +1,4 @@
-import { ClusterClient, type ClusterReplayReport } from '@greenfinger/cluster';
+import type { ClusterClient, ClusterReplayReport } from '@greenfinger/cluster';
 import {
   type CatalogRef,
   envDataStore,
@@ -113,6 +113,7 @@ async function runClusterReplay(
   let shown = false;
   try {
     const redisUrl = loadSettings({ dataStore: envDataStore() }).redisUrl;
+    const { ClusterClient } = await import('@greenfinger/cluster');
     client = await ClusterClient.open({ cluster, redisUrl, log: silentLogger() });
     const report = await client.replay(
       { ...ref, version: opts.version, layers, slicePages: opts.slicePages },
