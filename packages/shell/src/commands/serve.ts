@@ -73,7 +73,17 @@ async function runServe(opts: ServeOptions, io: Io): Promise<number> {
     if (node) client = await ClusterClient.open({ cluster: node.keys.cluster, redisUrl: node.redisUrl, log });
     const statusOf = client;
     const cluster = statusOf ? { name: statusOf.keys.cluster, status: () => statusOf.status() } : undefined;
+    // An embedding endpoint is asked its width before serving: a wrong GF_EMBEDDING_URL stops here, in one line.
+    if (gf.settings.embeddingProvider !== 'local') log.info((await gf.embedding()).describe());
     const server = await startServer(gf, { host: opts.host, port: opts.port, cluster });
+    // GF_PRELOAD_TEXT_MODEL: the local model loads now, so the first meaning search does not wait for it.
+    if (gf.settings.preloadTextModel && gf.settings.embeddingProvider === 'local') {
+      const preloading = gf;
+      void preloading
+        .embedding()
+        .then((client) => preloading.log.info(`text model preloaded: ${client.describe()}`))
+        .catch((err: unknown) => preloading.log.warn({ err }, 'the text model did not preload'));
+    }
     io.err(
       `greenfinger: serving ${server.url}/v2 (description: ${server.url}/v2/openapi.json, docs: ${server.url}/v2/docs)\n`,
     );
