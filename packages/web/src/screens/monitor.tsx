@@ -26,6 +26,7 @@ import {
   when,
 } from '../ui';
 import { ChangeLog } from './change-log';
+import { HostPaces } from './host-paces';
 
 const COLORS = ['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7'];
 /** SAVED is always green; the other outcomes take the next colour in order. */
@@ -310,6 +311,7 @@ export function Monitor({ catalogRef, admin }: { catalogRef: string; admin: bool
       ) : lastReport ? (
         <CounterList c={{ ...lastReport.urls, ...lastReport.produced, elapsedMs: lastReport.elapsedMs }} />
       ) : null}
+      {live?.hosts?.length ? <HostPaces catalog={c.name} hosts={live.hosts} /> : null}
 
       <h2>Where the urls went</h2>
       {live?.counters ? (
