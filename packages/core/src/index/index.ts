@@ -5,3 +5,4 @@ export * from './off-thread-index.js';
 export * from './search-cursor.js';
 export type * from './search-index.js';
 export * from './sqlite-fts-index.js';
+export * from './elasticsearch/index.js';
