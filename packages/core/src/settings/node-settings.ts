@@ -23,6 +23,25 @@ export const settingsSchema = z.strictObject({
     .string()
     .regex(/^[a-z0-9_-]+$/)
     .default('greenfinger'),
+  /**
+   * GF_INDEX_PROVIDER: where the full-text index lives: sqlite (FTS5 files under user/index) or elasticsearch (one
+   * index per catalog, `{GF_INDEX_PREFIX}-{catalogId}`, on the server at GF_ES_URL, shared by a cluster). @default sqlite
+   */
+  indexProvider: z.enum(['sqlite', 'elasticsearch']).default('sqlite'),
+  /** GF_ES_URL: the Elasticsearch server (`https://host:9200`); used by GF_INDEX_PROVIDER / GF_VECTOR_STORE elasticsearch. */
+  esUrl: z.string().url().default('http://127.0.0.1:9200'),
+  /** GF_ES_USERNAME / GF_ES_PASSWORD: basic authentication to Elasticsearch; unset = none. */
+  esUsername: z.string().min(1).optional(),
+  esPassword: z.string().optional(),
+  /** GF_ES_API_KEY: an Elasticsearch api key (base64 `id:key`), used instead of user and password. */
+  esApiKey: z.string().min(1).optional(),
+  /** GF_ES_CA_FILE: PEM file of the authority that signed the server's certificate (a self-signed cluster). */
+  esCaFile: z.string().min(1).optional(),
+  /** GF_ES_TLS_SKIP_VERIFY: true = accept any certificate from the server (tests only). @default false */
+  esTlsSkipVerify: z
+    .union([z.boolean(), z.enum(['true', 'false', '1', '0'])], { error: 'must be true or false' })
+    .default(false)
+    .transform((v) => v === true || v === 'true' || v === '1'),
   /** GF_VECTOR_COLLECTION: text collection name (width is appended). @default greenfinger_text */
   vectorCollection: z
     .string()

@@ -15,6 +15,13 @@ export const settingsEnv: Record<keyof Settings, string> = {
   redisUrl: 'GF_REDIS_URL',
   node: 'GF_NODE',
   indexPrefix: 'GF_INDEX_PREFIX',
+  indexProvider: 'GF_INDEX_PROVIDER',
+  esUrl: 'GF_ES_URL',
+  esUsername: 'GF_ES_USERNAME',
+  esPassword: 'GF_ES_PASSWORD',
+  esApiKey: 'GF_ES_API_KEY',
+  esCaFile: 'GF_ES_CA_FILE',
+  esTlsSkipVerify: 'GF_ES_TLS_SKIP_VERIFY',
   vectorCollection: 'GF_VECTOR_COLLECTION',
   championMinDf: 'GF_INDEX_CHAMPION_MIN_DF',
   championSize: 'GF_INDEX_CHAMPION_SIZE',
@@ -101,6 +108,8 @@ export function loadSettings(flags: Partial<Settings> = {}, env: NodeJS.ProcessE
   for (const [key, name] of Object.entries(settingsEnv)) {
     const v = env[name];
     if (v !== undefined && v !== '') fromEnv[key] = v;
+    esPassword: settings.esPassword ? '***' : undefined,
+    esApiKey: settings.esApiKey ? '***' : undefined,
   }
   const merged = { ...fromEnv, ...Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) };
   const parsed = settingsSchema.safeParse(merged);
