@@ -97,6 +97,8 @@ export function maskedSettings(settings: Readonly<Settings>): Record<string, unk
     databaseUrl: settings.databaseUrl.replace(/(\/\/[^:/@]*):[^@/]*@/, '$1:***@'),
     redisUrl: settings.redisUrl.replace(/(\/\/[^:/@]*):[^@/]*@/, '$1:***@'),
     tokenSecret: tokenSecret ? '***' : '',
+    esPassword: settings.esPassword ? '***' : undefined,
+    esApiKey: settings.esApiKey ? '***' : undefined,
     webhookSecret: webhookSecret ? '***' : '',
     embeddingApiKey: embeddingApiKey ? '***' : '',
   };
@@ -108,8 +110,6 @@ export function loadSettings(flags: Partial<Settings> = {}, env: NodeJS.ProcessE
   for (const [key, name] of Object.entries(settingsEnv)) {
     const v = env[name];
     if (v !== undefined && v !== '') fromEnv[key] = v;
-    esPassword: settings.esPassword ? '***' : undefined,
-    esApiKey: settings.esApiKey ? '***' : undefined,
   }
   const merged = { ...fromEnv, ...Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) };
   const parsed = settingsSchema.safeParse(merged);
