@@ -39,6 +39,8 @@ export * from './services/index.js';
 export * from './settings/schedule.js';
 export type * from './storage/blob-store.js';
 export * from './storage/index.js';
+export * from './storage/s3/index.js';
 export * from './url/index.js';
 export * from './vector/index.js';
+export * from './vector/qdrant/index.js';
 export type * from './vector/vector-store.js';

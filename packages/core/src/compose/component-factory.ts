@@ -20,7 +20,6 @@ import type { CrawlRunner } from '../runs/crawl-runner.js';
 import { LocalRunRegistry, type RunRegistry } from '../runs/run-registry.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { createRecordDatabase } from '../storage/create-record-database.js';
-import { LocalBlobStore } from '../storage/local-blob-store.js';
 import { probeDataRoot } from '../storage/probe.js';
 import type { RecordDatabase } from '../storage/record-store.js';
 import { SqliteVecFamily } from '../vector/sqlite-vec-family.js';
@@ -29,6 +28,7 @@ import type { SharedThread } from '../worker-entry.js';
 import { type GreenfingerComponents, type NodeContext, resolvePart } from './components.js';
 import { Publications } from './publications.js';
 import { contentDedupRegistry } from './registries.js';
+import { type CheckedStore, fileTarget, isCheckedStore, qdrantTarget } from './store-targets.js';
 
 /**
  * The one composition point: every store and stage of the crawler is built here and nowhere else, from a part given
@@ -57,13 +57,18 @@ export class ComponentFactory implements NodeContext, NodeStores {
   #renderMemory: RenderMemory | undefined;
   #dnsCache: DnsCache | undefined;
   readonly #contentDedup = new Map<string, Promise<ContentDedupFilter>>();
+  /** Stores on other servers (GF_FILE_TARGET=s3, GF_VECTOR_STORE=qdrant), asked by `checkStores`. */
+  readonly #remote: CheckedStore[] = [];
 
   constructor(settings: Readonly<Settings>, log: Logger, components: GreenfingerComponents = {}) {
     this.settings = settings;
     this.layout = new DataLayout(settings.dataStore);
     this.log = log;
     this.components = components;
-    const blobs = components.blobStore ? resolvePart(components.blobStore, this) : new LocalBlobStore(this.layout.user);
+    const blobs = components.blobStore
+      ? resolvePart(components.blobStore, this)
+      : fileTarget(settings, this.layout.user);
+    if (isCheckedStore(blobs)) this.#remote.push(blobs);
     this.blobs = components.wrapBlobStore?.(blobs, this) ?? blobs;
     this.published = new PublishedCatalogs(this.layout.indexRoot);
     this.runs = components.runRegistry?.(this) ?? new LocalRunRegistry(this.layout.system);
@@ -155,15 +160,27 @@ export class ComponentFactory implements NodeContext, NodeStores {
     if (!this.#vectorFamily) {
       const family = this.components.vectorStores
         ? resolvePart(this.components.vectorStores, this.#node())
-        : new SqliteVecFamily({
+        : (qdrantTarget(this.settings, vectorSpace(this.settings)) ??
+          new SqliteVecFamily({
             root: join(this.layout.user, 'vector'),
             collection: this.settings.vectorCollection,
             space: vectorSpace(this.settings),
             annMinPoints: this.settings.annMinPoints,
-          });
+          }));
+      if (isCheckedStore(family)) this.#remote.push(family);
       this.#vectorFamily = this.components.wrapVectorStores?.(family, this.#node()) ?? family;
     }
     return this.#vectorFamily;
+  }
+
+  /**
+   * Ask each store on another server (GF_FILE_TARGET=s3, GF_VECTOR_STORE=qdrant) once, with a deadline of seconds;
+   * none configured: nothing is sent. `Greenfinger.open` calls it, so the CLI and `serve` stop at once.
+   * @throws ConfigError naming the setting (GF_S3_ENDPOINT, GF_QDRANT_URL, …) of the first that does not answer
+   */
+  async checkStores(): Promise<void> {
+    this.vectorFamily();
+    await Promise.all(this.#remote.map((store) => store.check()));
   }
 
   /** The text vector collection of the embedding client's width. */

@@ -109,7 +109,10 @@ export class Greenfinger {
   }
 
   static async open(options: GreenfingerOptions = {}): Promise<Greenfinger> {
-    return new Greenfinger(options);
+    const gf = new Greenfinger(options);
+    // A store on another server (GF_QDRANT_URL, GF_S3_ENDPOINT) that does not answer stops here, in one line.
+    await gf.factory.checkStores();
+    return gf;
   }
 
   get layout(): DataLayout {

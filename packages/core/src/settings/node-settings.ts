@@ -65,6 +65,36 @@ export const settingsSchema = z.strictObject({
    */
   annMinPoints: z.coerce.number().int().min(0).default(2000),
   /**
+   * GF_VECTOR_STORE: where meaning-search vectors live: sqlite (sqlite-vec files under user/vector) or qdrant (a
+   * Qdrant server at GF_QDRANT_URL, shared by every member of a cluster). @default sqlite
+   */
+  vectorStore: z.enum(['sqlite', 'qdrant']).default('sqlite'),
+  /** GF_QDRANT_URL: the Qdrant server's REST url, port included (`http://127.0.0.1:6333`); needed with qdrant. */
+  qdrantUrl: z.string().url().optional(),
+  /** GF_QDRANT_API_KEY: sent as `api-key` to Qdrant, when set. */
+  qdrantApiKey: z.string().min(1).optional(),
+  /**
+   * GF_FILE_TARGET: where the file layer (pages, text, pictures, reports) lives: local (user/ on this disk) or s3 (an
+   * S3-compatible bucket: MinIO, AWS S3, R2…, keys identical to the paths under user/). @default local
+   */
+  fileTarget: z.enum(['local', 's3']).default('local'),
+  /** GF_S3_ENDPOINT: the S3-compatible server (`http://127.0.0.1:9000` for MinIO); unset = AWS S3 of GF_S3_REGION. */
+  s3Endpoint: z.string().url().optional(),
+  /** GF_S3_BUCKET: the bucket holding the files; needed with s3. */
+  s3Bucket: z.string().min(1).optional(),
+  /** GF_S3_REGION @default us-east-1 */
+  s3Region: z.string().min(1).default('us-east-1'),
+  /** GF_S3_ACCESS_KEY_ID / GF_S3_SECRET_ACCESS_KEY; unset = the AWS SDK's own chain (AWS_* variables, profile). */
+  s3AccessKeyId: z.string().min(1).optional(),
+  s3SecretAccessKey: z.string().min(1).optional(),
+  /** GF_S3_FORCE_PATH_STYLE: true = `endpoint/bucket/key` urls (MinIO and most self-hosted servers). @default false */
+  s3ForcePathStyle: z
+    .union([z.boolean(), z.enum(['true', 'false', '1', '0'])], { error: 'must be true or false' })
+    .default(false)
+    .transform((v) => v === true || v === 'true' || v === '1'),
+  /** GF_S3_PREFIX: object keys begin with it (`greenfinger/user/…`); empty = the bucket's root. */
+  s3Prefix: z.string().default(''),
+  /**
    * GF_EMBEDDING_PROVIDER: local (the bundled or GF_TEXT_MODEL model, in process), ollama (`POST {url}/api/embed`) or
    * openai (any OpenAI-compatible `POST {url}/embeddings`). @default local
    */

@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BlobStore, CrawlerError } from '@greenfinger/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,18 +9,31 @@ import { createTempDir, type TempDir } from '../support/tmp.js';
 export interface BlobStoreHarness {
   store: BlobStore;
   dispose(): Promise<void>;
+  /**
+   * The bytes stored under a key, read beside the store, not through it (an object store's own client); undefined
+   * when there are none. @default the file of the key under the root
+   */
+  readBeside?(key: string): Promise<Buffer | undefined>;
+  /**
+   * Prepare a key whose write must fail whatever the store does, and what the error's fix must name.
+   * @default a file where the key's directory must go (`assets/blocked/2.txt`), the fix naming the data directory
+   */
+  unwritable?(): Promise<{ key: string; fix: RegExp }>;
 }
 
 /**
- * The BlobStore contract, run against every implementation over the local file system: the file layer's keys map to
- * files under the root, a put resolves once its file is there, reads see every put that resolved, and bad keys or
- * unwritable places fail with an error that says which file and what to do.
+ * The BlobStore contract, run against every implementation (the local file system, an S3 bucket): the file layer's
+ * keys map to files (objects) of the same path under the root, a put resolves once its file is there, reads see
+ * every put that resolved, and bad keys or unwritable places fail with an error that says which file and what to do.
  */
 export function describeBlobStoreContract(name: string, open: (root: string) => Promise<BlobStoreHarness>): void {
   describe(`BlobStore contract: ${name}`, () => {
     let dir: TempDir;
     let harness: BlobStoreHarness;
     let store: BlobStore;
+    const beside = async (key: string): Promise<Buffer | undefined> =>
+      harness.readBeside ? harness.readBeside(key) : readFile(join(dir.path, key)).catch(() => undefined);
+    const besideText = async (key: string): Promise<string | undefined> => (await beside(key))?.toString('utf8');
     beforeEach(async () => {
       dir = createTempDir('gf-blobs-');
       harness = await open(dir.path);
@@ -34,8 +48,8 @@ export function describeBlobStoreContract(name: string, open: (root: string) => 
       await store.put('assets/c/v0/pages/ab/cd/page.txt', 'héllo wörld');
       const bytes = new Uint8Array([0, 1, 2, 250, 255]);
       await store.put('assets/c/v0/images/ab/cd/pic.png', bytes);
-      expect(readFileSync(join(dir.path, 'assets/c/v0/pages/ab/cd/page.txt'), 'utf8')).toBe('héllo wörld');
-      expect([...readFileSync(join(dir.path, 'assets/c/v0/images/ab/cd/pic.png'))]).toEqual([0, 1, 2, 250, 255]);
+      expect(await besideText('assets/c/v0/pages/ab/cd/page.txt')).toBe('héllo wörld');
+      expect([...((await beside('assets/c/v0/images/ab/cd/pic.png')) ?? [])]).toEqual([0, 1, 2, 250, 255]);
       expect(await store.getText('assets/c/v0/pages/ab/cd/page.txt')).toBe('héllo wörld');
       expect([...((await store.get('assets/c/v0/images/ab/cd/pic.png')) ?? [])]).toEqual([0, 1, 2, 250, 255]);
       expect(await store.exists('assets/c/v0/pages/ab/cd/page.txt')).toBe(true);
@@ -47,7 +61,7 @@ export function describeBlobStoreContract(name: string, open: (root: string) => 
       const buffer = Buffer.from('0123456789');
       const view = buffer.subarray(3, 6);
       await store.put('v/view.bin', view);
-      expect(readFileSync(join(dir.path, 'v/view.bin'), 'utf8')).toBe('345');
+      expect(await besideText('v/view.bin')).toBe('345');
       expect(buffer.toString()).toBe('0123456789');
       expect(view.byteLength).toBe(3);
     });
@@ -61,7 +75,7 @@ export function describeBlobStoreContract(name: string, open: (root: string) => 
     it('many puts at once each land in their own file', async () => {
       const keys = Array.from({ length: 300 }, (_, i) => `assets/c/v0/pages/${i % 7}/${i}.txt`);
       await Promise.all(keys.map((k, i) => store.put(k, `page ${i}`)));
-      for (const [i, k] of keys.entries()) expect(readFileSync(join(dir.path, k), 'utf8')).toBe(`page ${i}`);
+      for (const [i, k] of keys.entries()) expect(await besideText(k)).toBe(`page ${i}`);
       const listed: string[] = [];
       for await (const k of store.list('assets/c/v0/pages')) listed.push(k);
       expect(listed.sort()).toEqual([...keys].sort());
@@ -91,18 +105,23 @@ export function describeBlobStoreContract(name: string, open: (root: string) => 
     });
 
     it('a write that cannot happen fails with the file and the fix, and the other writes still land', async () => {
-      // A file where a directory must go: no mode bits make this writable, even for root.
-      mkdirSync(join(dir.path, 'assets'), { recursive: true });
-      writeFileSync(join(dir.path, 'assets/blocked'), 'a file, not a directory');
+      const blocked = harness.unwritable
+        ? await harness.unwritable()
+        : (() => {
+            // A file where a directory must go: no mode bits make this writable, even for root.
+            mkdirSync(join(dir.path, 'assets'), { recursive: true });
+            writeFileSync(join(dir.path, 'assets/blocked'), 'a file, not a directory');
+            return { key: 'assets/blocked/2.txt', fix: /data directory|--data/ };
+          })();
       const results = await Promise.allSettled([
         store.put('assets/ok/1.txt', 'one'),
-        store.put('assets/blocked/2.txt', 'two'),
+        store.put(blocked.key, 'two'),
         store.put('assets/ok/3.txt', 'three'),
       ]);
       expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
       const err = (results[1] as PromiseRejectedResult).reason as CrawlerError;
       expect(err.message).toContain('blocked');
-      expect(err.toLine()).toMatch(/data directory|--data/);
+      expect(err.toLine()).toMatch(blocked.fix);
       expect(await store.getText('assets/ok/3.txt')).toBe('three');
     });
   });

@@ -54,13 +54,20 @@ function point(id: string, vector: Float32Array, over: Partial<TextPointPayload>
   };
 }
 
+/** What a store on a server needs beyond `create`: removing what a test wrote there (its own collections). */
+export interface VectorContractOptions {
+  /** Called after each test, once the store or family is closed, with the test's root. */
+  dispose?(root: string): Promise<void>;
+}
+
 /**
- * The behaviour every VectorStore must have. `create(root)` opens a store of CONTRACT_DIMS under `root`;
- * calling it twice with the same root must see the same data.
+ * The behaviour every VectorStore must have. `create(root)` opens a store of CONTRACT_DIMS under `root` (a store on
+ * a server: a collection named after it); calling it twice with the same root must see the same data.
  */
 export function describeVectorStoreContract(
   name: string,
   create: (root: string) => VectorStore | Promise<VectorStore>,
+  options: VectorContractOptions = {},
 ): void {
   describe(`VectorStore contract: ${name}`, () => {
     let root: string;
@@ -73,6 +80,7 @@ export function describeVectorStoreContract(
     });
     afterEach(async () => {
       await store.close();
+      await options.dispose?.(root);
       rmSync(root, { recursive: true, force: true });
     });
 
@@ -207,6 +215,7 @@ export function describeVectorStoreContract(
 export function describeVectorStoreFamilyContract(
   name: string,
   create: (root: string) => VectorStoreFamily | Promise<VectorStoreFamily>,
+  options: VectorContractOptions = {},
 ): void {
   describe(`VectorStoreFamily contract: ${name}`, () => {
     let root: string;
@@ -234,6 +243,7 @@ export function describeVectorStoreFamilyContract(
     });
     afterEach(async () => {
       await family.close();
+      await options.dispose?.(root);
       rmSync(root, { recursive: true, force: true });
     });
 
