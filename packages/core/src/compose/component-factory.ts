@@ -26,6 +26,7 @@ import { SqliteVecFamily } from '../vector/sqlite-vec-family.js';
 import type { VectorStore, VectorStoreFamily } from '../vector/vector-store.js';
 import type { SharedThread } from '../worker-entry.js';
 import { type GreenfingerComponents, type NodeContext, resolvePart } from './components.js';
+import { esIndexTarget, esVectorTarget, isEsStore } from './es-targets.js';
 import { Publications } from './publications.js';
 import { contentDedupRegistry } from './registries.js';
 import { type CheckedStore, fileTarget, isCheckedStore, qdrantTarget } from './store-targets.js';
@@ -120,13 +121,15 @@ export class ComponentFactory implements NodeContext, NodeStores {
   index(): SearchIndex {
     this.#index ??= this.components.searchIndex
       ? resolvePart(this.components.searchIndex, this.#node())
-      : new SqliteFtsIndex({
+      : (esIndexTarget(this.settings, this.log) ??
+        new SqliteFtsIndex({
           root: this.layout.indexRoot,
           prefix: this.settings.indexPrefix,
           championMinDf: this.settings.championMinDf,
           championSize: this.settings.championSize,
           pairsMinDocs: this.settings.pairsMinDocs,
-        });
+        }));
+    if (isEsStore(this.#index) && !this.#remote.includes(this.#index)) this.#remote.push(this.#index);
     return this.#index;
   }
 
@@ -161,13 +164,14 @@ export class ComponentFactory implements NodeContext, NodeStores {
       const family = this.components.vectorStores
         ? resolvePart(this.components.vectorStores, this.#node())
         : (qdrantTarget(this.settings, vectorSpace(this.settings)) ??
+          esVectorTarget(this.settings, vectorSpace(this.settings)) ??
           new SqliteVecFamily({
             root: join(this.layout.user, 'vector'),
             collection: this.settings.vectorCollection,
             space: vectorSpace(this.settings),
             annMinPoints: this.settings.annMinPoints,
           }));
-      if (isCheckedStore(family)) this.#remote.push(family);
+      if (isCheckedStore(family) || isEsStore(family)) this.#remote.push(family);
       this.#vectorFamily = this.components.wrapVectorStores?.(family, this.#node()) ?? family;
     }
     return this.#vectorFamily;
@@ -180,6 +184,7 @@ export class ComponentFactory implements NodeContext, NodeStores {
    */
   async checkStores(): Promise<void> {
     this.vectorFamily();
+    this.index();
     await Promise.all(this.#remote.map((store) => store.check()));
   }
 

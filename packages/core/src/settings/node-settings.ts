@@ -66,9 +66,10 @@ export const settingsSchema = z.strictObject({
   annMinPoints: z.coerce.number().int().min(0).default(2000),
   /**
    * GF_VECTOR_STORE: where meaning-search vectors live: sqlite (sqlite-vec files under user/vector) or qdrant (a
-   * Qdrant server at GF_QDRANT_URL, shared by every member of a cluster). @default sqlite
+   * Qdrant server at GF_QDRANT_URL, shared by every member of a cluster) or elasticsearch (`dense_vector` indices on
+   * GF_ES_URL, shared too). @default sqlite
    */
-  vectorStore: z.enum(['sqlite', 'qdrant']).default('sqlite'),
+  vectorStore: z.enum(['sqlite', 'qdrant', 'elasticsearch']).default('sqlite'),
   /** GF_QDRANT_URL: the Qdrant server's REST url, port included (`http://127.0.0.1:6333`); needed with qdrant. */
   qdrantUrl: z.string().url().optional(),
   /** GF_QDRANT_API_KEY: sent as `api-key` to Qdrant, when set. */
