@@ -130,6 +130,10 @@ describe('Qdrant request builders', () => {
     const refused = Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
     const down = qdrantErrors.qdrantError(refused, 'http://127.0.0.1:1', 'search');
     expect(down.toLine()).toMatch(/^GF_QDRANT_URL: no Qdrant answers at http:\/\/127\.0\.0\.1:1 \(ECONNREFUSED\)/);
+    const badPort = new TypeError('fetch failed', { cause: new Error('bad port') });
+    expect(qdrantErrors.qdrantError(badPort, 'http://127.0.0.1:9', 'search').message).toBe(
+      'GF_QDRANT_URL: no Qdrant answers at http://127.0.0.1:9 (bad port)',
+    );
     const key = qdrantErrors.qdrantError(Object.assign(new Error('Unauthorized'), { status: 401 }), 'u', 'search');
     expect(key.message).toMatch(/^GF_QDRANT_API_KEY:/);
     const other = qdrantErrors.qdrantError(

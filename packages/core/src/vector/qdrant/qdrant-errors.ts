@@ -33,6 +33,11 @@ export function networkCode(err: unknown): string | undefined {
     if (name === 'TimeoutError' || name === 'AbortError') return 'ETIMEDOUT';
     e = (e as { cause?: unknown }).cause;
   }
+  // fetch's own refusal (a port fetch never dials, a malformed host): no code, only its cause's message.
+  if (err instanceof TypeError && err.message === 'fetch failed') {
+    const cause = (err as { cause?: unknown }).cause;
+    return cause instanceof Error ? cause.message : 'fetch failed';
+  }
   return undefined;
 }
 
