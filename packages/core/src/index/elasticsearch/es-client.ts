@@ -26,8 +26,8 @@ export interface EsConnectionOptions {
 /** Deadline of the reachability check (`check`): the CLI and `serve` stop on it within seconds. */
 export const ES_CHECK_TIMEOUT_MS = 5_000;
 
-/** The official client for these options: a bounded deadline and one retry, so nothing waits for minutes. */
-export function esClient(options: EsConnectionOptions, timeoutMs = options.timeoutMs ?? 30_000): Client {
+/** The official client for these options: a bounded deadline and one retry (`retries`), so nothing waits for minutes. */
+export function esClient(options: EsConnectionOptions, timeoutMs = options.timeoutMs ?? 30_000, retries = 1): Client {
   let url: URL;
   try {
     url = new URL(options.url);
@@ -54,7 +54,7 @@ export function esClient(options: EsConnectionOptions, timeoutMs = options.timeo
     tls:
       ca || options.tlsSkipVerify ? { ...(ca ? { ca } : {}), rejectUnauthorized: !options.tlsSkipVerify } : undefined,
     requestTimeout: timeoutMs,
-    maxRetries: 1,
+    maxRetries: retries,
     compression: false,
   });
 }
@@ -117,10 +117,23 @@ export function isNotFound(err: unknown): boolean {
  * @throws ConfigError GF_ES_URL (nothing answers) or GF_ES_USERNAME (credentials refused)
  */
 export async function checkEs(options: EsConnectionOptions): Promise<void> {
-  const client = esClient(options, ES_CHECK_TIMEOUT_MS);
+  const client = esClient(options, ES_CHECK_TIMEOUT_MS, 0);
   try {
     await client.info();
   } catch (err) {
+    // Something answers, but not as Elasticsearch does (another server, a proxy): the url is wrong.
+    if (
+      err instanceof errors.ProductNotSupportedError ||
+      (err instanceof errors.ResponseError && err.statusCode === 404)
+    ) {
+      const what = err instanceof errors.ResponseError ? `HTTP ${err.statusCode}` : 'no Elasticsearch product header';
+      throw new ConfigError(
+        ES_URL_SETTING,
+        `what answers at ${options.url} is not Elasticsearch (${what})`,
+        `set ${ES_URL_SETTING} to the url of an Elasticsearch node, e.g. http://127.0.0.1:9200`,
+        err,
+      );
+    }
     throw esError(err, options.url, 'answer');
   } finally {
     await client.close().catch(() => undefined);
