@@ -225,6 +225,18 @@ export interface RunReport {
    */
   changes?: { added: number; changed: number; removed: number };
   /**
+   * What a merge's change feeds said (docs/freshness.md#change-feeds): urls named changed and deleted, pushes read,
+   * whether the feed is the default sitemap one, and each feed read (changes, requests, a bound reached, an error).
+   * Absent when no feed applied.
+   */
+  changeFeeds?: {
+    changed: number;
+    deleted: number;
+    pushes: number;
+    byDefault?: boolean | undefined;
+    feeds: Array<{ feed: string; changes: number; requests: number; truncated?: boolean; error?: string }>;
+  };
+  /**
    * The embedding of this run: the model, chunks embedded and their cost; with words published before the vectors
    * (GF_SEARCH_EARLY), how far the version's vectors got: its pages, those with a vector, those with all of theirs.
    */

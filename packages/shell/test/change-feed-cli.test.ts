@@ -18,7 +18,7 @@ function cli(args: string[]): Promise<{ code: number; out: string; err: string }
 
 /**
  * `--change-feed` on the command line (issue 27 item 1): repeatable on `catalog create|update`, printed by
- * `catalog show`, cleared with `--change-feed ""`, and a value that is not a feed refused in one line (exit 2).
+ * `catalog show`, cleared with `--change-feed ""` (back to the default sitemap feed), `none` opting out, and a value that is not a feed refused in one line (exit 2).
  */
 describe('greenfinger --change-feed', () => {
   let tmp: TempDir;
@@ -52,9 +52,28 @@ describe('greenfinger --change-feed', () => {
     expect(shown.out).toContain(
       '  change feeds mediawiki:https://wiki.example.org/w/api.php, rss:https://wiki.example.org/feed.rss, sitemap (merge fetches what they name)\n',
     );
+    // Cleared: back to the default, the sitemap when the site has one.
     const cleared = await cli(['catalog', 'update', 'wiki', '--change-feed', '', ...data]);
     expect(cleared.code, cleared.err).toBe(0);
+    expect((await cli(['catalog', 'show', '--name', 'wiki', ...data])).out).toContain(
+      '  change feeds sitemap by default, when the site has one (--change-feed none opts out)\n',
+    );
+    const none = await cli(['catalog', 'update', 'wiki', '--change-feed', 'none', ...data]);
+    expect(none.code, none.err).toBe(0);
+    expect((await cli(['catalog', 'show', '--name', 'wiki', ...data])).out).toContain(
+      '  change feeds none (every merge judges every held page)\n',
+    );
+    // No default where the recrawl interval is off: a page the sitemap does not date would never be fetched again.
+    const off = await cli(['catalog', 'update', 'wiki', '--change-feed', '', '--recrawl-max', '0', ...data]);
+    expect(off.code, off.err).toBe(0);
     expect((await cli(['catalog', 'show', '--name', 'wiki', ...data])).out).toContain('  change feeds none\n');
+  }, 60_000);
+
+  it('none stands alone: with a feed beside it, one line naming the flag, exit 2', async () => {
+    const r = await cli(['catalog', 'update', 'wiki', '--change-feed', 'none', '--change-feed', 'sitemap', ...data]);
+    expect(r.code).toBe(2);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toMatch(/--change-feed.*"none" opts out of every feed/);
   }, 60_000);
 
   it('a value that is not a change feed: one line naming the flag and the forms, exit 2', async () => {

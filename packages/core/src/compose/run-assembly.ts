@@ -199,6 +199,8 @@ export interface CrawlParts {
   renderStats(): RenderMemoryStats | undefined;
   /** One request of any type, its body as text (robots.txt, sitemaps, change feeds): no politeness of its own. */
   fetchText(url: string): Promise<{ status: number; text: string }>;
+  /** A site's sitemap urls read ahead of the engine, which then takes that read (undefined: a folder). */
+  peekSitemaps: CrawlEngineDeps['sitemaps'];
 }
 
 export interface CrawlAssemblyRequest {
@@ -262,6 +264,11 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
   const documents = assembleDocuments(f, catalog);
   politeness = assemblePoliteness(f, ctx, robots);
   const inflight = new InflightStore(join(f.layout.system, 'inflight', catalog.id, `v${version}`));
+  const sitemaps = files
+    ? undefined
+    : readAhead(
+        async (siteUrl) => (await discoverSitemapUrls({ siteUrl, fetch: fetchers.text, robots, logger: f.log })).urls,
+      );
   const changes = new ChangeRecorder();
   // The change set is journaled (write-ahead): a resumed run starts from the whole set of the run it continues.
   await changes.openJournal(frontier, action === 'resume');
@@ -296,10 +303,8 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
     blobs: f.blobs,
     inflight,
     robots,
-    // A folder has no sitemap.
-    sitemaps: files
-      ? undefined
-      : async (siteUrl) => (await discoverSitemapUrls({ siteUrl, fetch: fetchers.text, robots, logger: f.log })).urls,
+    // A folder has no sitemap. A site's read that the default change feed made first is the engine's (no second).
+    sitemaps: sitemaps?.take,
     log: f.log,
     ...documents.deps,
     events: f.events,
@@ -328,6 +333,7 @@ export async function assembleCrawl(f: ComponentFactory, req: CrawlAssemblyReque
     changes,
     renderStats: () => fetchers.renderStats(),
     fetchText: fetchers.text,
+    peekSitemaps: sitemaps?.peek,
     closeWork: async (drained) => {
       await fetchers.close();
       await inflight.close(drained);
@@ -450,5 +456,28 @@ function noRedirects(extractor: Extractor): Extractor {
     name: extractor.name,
     fetch: (url, options) => extractor.fetch(url, { ...options, maxRedirects: 0 }),
     close: () => extractor.close(),
+  };
+}
+
+/**
+ * A read that one caller can make ahead of the other (`peek`): the next `take` of the same key has its answer
+ * instead of reading again, and forgets it. Without a peek, `take` reads.
+ */
+function readAhead<T>(read: (key: string) => Promise<T>): {
+  peek(key: string): Promise<T>;
+  take(key: string): Promise<T>;
+} {
+  const ahead = new Map<string, Promise<T>>();
+  return {
+    peek: (key) => {
+      const r = ahead.get(key) ?? read(key);
+      ahead.set(key, r);
+      return r;
+    },
+    take: (key) => {
+      const r = ahead.get(key);
+      ahead.delete(key);
+      return r ?? read(key);
+    },
   };
 }

@@ -1,9 +1,11 @@
 import type { Logger } from 'pino';
 import type { RobotsProvider } from '../acceptors/acceptor.js';
 import type { Politeness } from '../engine/engine-deps.js';
+import { recrawlBounds } from '../engine/flow/recrawl-interval.js';
 import type { Catalog, CrawlAction, ReportRow } from '../model.js';
 import { scopedSeeds } from '../services/job-seeds.js';
 import type { BlobStore } from '../storage/blob-store.js';
+import { isFileUrl } from '../url/file-url.js';
 import {
   type FeedPositions,
   type FeedRunState,
@@ -23,6 +25,7 @@ import {
   type FeedChange,
   type FeedFetch,
   type FeedReader,
+  NO_CHANGE_FEED,
   parseChangeFeed,
 } from './types.js';
 
@@ -59,12 +62,31 @@ export interface ChangeFeedsOptions {
   distributed?: boolean | undefined;
   /** A distributed run's one set: one member reads the feeds, every other judges by the set it shares. */
   shared?: FeedShare | undefined;
+  /**
+   * Whether the catalog's site has a sitemap (its start host's sitemaps list a url): the default sitemap feed applies
+   * only then. The run's own sitemap read, so it costs no request of its own. Absent: none.
+   */
+  hasSitemap?: (() => Promise<boolean>) | undefined;
 }
 
 /** The set one member of a distributed run read, as the others judge by it; `set` undefined: none (ordinary). */
 export interface SharedFeeds {
   set?: { changed: string[]; deleted: string[] } | undefined;
   summary?: string | undefined;
+  numbers?: FeedNumbers | undefined;
+}
+
+/** What a run's feeds said, as the run report's `changeFeeds` holds it (docs/freshness.md#change-feeds). */
+export interface FeedNumbers {
+  /** Urls named changed (pushes included) and deleted, in the catalog's scope. */
+  changed: number;
+  deleted: number;
+  /** Push files read. */
+  pushes: number;
+  /** The feed is the default one (the catalog names none and its site has a sitemap). */
+  byDefault?: boolean | undefined;
+  /** Each feed read: its changes, its requests, whether it stopped at a bound, why it could not be read. */
+  feeds: Array<{ feed: string; changes: number; requests: number; truncated?: boolean; error?: string }>;
 }
 
 /**
@@ -86,6 +108,8 @@ export interface RunChangeFeeds {
   seeds: string[];
   /** The numbers of the read, for the log and the report's note. */
   summary: string | undefined;
+  /** The same numbers as fields, for the run report's `changeFeeds`; undefined when no feed applied. */
+  numbers?: FeedNumbers | undefined;
   /** The run ended: when it reached its session's end, the positions are kept and the pushes consumed. */
   settle(ended: { reason: string }): Promise<void>;
 }
@@ -94,12 +118,14 @@ class UrlSet implements ChangedUrls {
   readonly #changed: ReadonlySet<string>;
   readonly #deleted: ReadonlySet<string>;
   readonly sitemap: boolean;
+  readonly byDefault: boolean;
   /** The urls, as a distributed run shares them. */
   readonly state: { changed: string[]; deleted: string[] };
-  constructor(state: Pick<FeedRunState, 'changed' | 'deleted'>, sitemap: boolean) {
+  constructor(state: Pick<FeedRunState, 'changed' | 'deleted'>, specs: readonly ChangeFeedSpec[]) {
     this.#changed = new Set(state.changed);
     this.#deleted = new Set(state.deleted);
-    this.sitemap = sitemap;
+    this.sitemap = specs.some((s) => s.kind === 'sitemap');
+    this.byDefault = specs.some((s) => s.byDefault === true);
     this.state = { changed: [...state.changed], deleted: [...state.deleted] };
   }
   named(url: string): boolean {
@@ -110,13 +136,43 @@ class UrlSet implements ChangedUrls {
   }
 }
 
-/** The catalog's feeds as specs (a value the settings let through always parses). */
+/**
+ * The catalog's feeds as specs (a value the settings let through always parses). A catalog that names none has the
+ * default one, `sitemap` (applied only when its site has a sitemap), unless the sitemap is not read (`sitemap` or
+ * `recrawlSitemap` off, a folder), the recrawl interval is off (`recrawlMax` 0: a page the sitemap does not date
+ * would never be fetched again) or frequency rules are set (`recrawlFrequencies`, which feeds do not ask); `none`
+ * opts out.
+ */
 export function changeFeedSpecs(catalog: Catalog): ChangeFeedSpec[] {
-  return catalog.settings.changeFeeds.flatMap((v) => {
+  const s = catalog.settings;
+  if (s.changeFeeds.length === 0) {
+    const off =
+      !s.sitemap ||
+      !s.recrawlSitemap ||
+      s.recrawlFrequencies.length > 0 ||
+      recrawlBounds(s).max === 0 ||
+      isFileUrl(catalog.url);
+    return off ? [] : [{ kind: 'sitemap', key: 'sitemap', byDefault: true }];
+  }
+  return s.changeFeeds.flatMap((v) => {
+    if (v === NO_CHANGE_FEED) return [];
     const spec = parseChangeFeed(v);
     return typeof spec === 'string' ? [] : [spec];
   });
 }
+
+/** The feeds a catalog's `merge` reads, in words (`catalog show`): named, the default, or none. */
+export function describeChangeFeeds(catalog: Catalog): string {
+  const named = catalog.settings.changeFeeds;
+  if (named.length > 0 && named[0] !== NO_CHANGE_FEED) return `${named.join(', ')} (merge fetches what they name)`;
+  if (named[0] === NO_CHANGE_FEED) return 'none (every merge judges every held page)';
+  return changeFeedSpecs(catalog).length > 0
+    ? 'sitemap by default, when the site has one (--change-feed none opts out)'
+    : 'none';
+}
+
+/** A run the feeds do nothing for: nothing read, nothing kept, nothing written. */
+const NO_FEEDS: RunChangeFeeds = { changed: undefined, seeds: [], summary: undefined, settle: async () => undefined };
 
 /**
  * Open the change feeds of a run (issue 27, docs/freshness.md#change-feeds); undefined when the catalog has none,
@@ -136,12 +192,29 @@ export async function openChangeFeeds(o: ChangeFeedsOptions): Promise<RunChangeF
     return undefined;
   }
   if (o.shared && !o.shared.reads) return takeShared(o.shared, specs, o.log);
-  const feeds = await readChangeFeeds(o, specs);
+  const feeds = await readOrDefault(o, specs);
   if (o.shared) {
     const set = feeds.changed instanceof UrlSet ? feeds.changed.state : undefined;
-    await o.shared.share({ set, summary: feeds.summary });
+    await o.shared.share({ set, summary: feeds.summary, numbers: feeds.numbers });
   }
   return feeds;
+}
+
+/**
+ * The default sitemap feed (the catalog names none) applies to a `merge` whose site has a sitemap, and to the
+ * `resume` of a merge it applied to (the set that merge kept); nothing else reads, keeps or writes anything for it.
+ */
+async function readOrDefault(o: ChangeFeedsOptions, specs: ChangeFeedSpec[]): Promise<RunChangeFeeds> {
+  if (!specs.some((s) => s.byDefault)) return readChangeFeeds(o, specs);
+  if (o.action === 'resume') {
+    return (await readRunState(o.blobs, o.catalog.id, o.version)) ? readChangeFeeds(o, specs) : NO_FEEDS;
+  }
+  if (o.action !== 'merge') return NO_FEEDS;
+  if (!(await o.hasSitemap?.())) {
+    o.log.info('the site has no sitemap: the default sitemap feed does not apply, every held page is judged as usual');
+    return NO_FEEDS;
+  }
+  return readChangeFeeds(o, specs);
 }
 
 /** A member of a distributed run that does not read: the set the reader shared, judged by; nothing to settle. */
@@ -149,11 +222,11 @@ async function takeShared(share: FeedShare, specs: ChangeFeedSpec[], log: Logger
   const shared = await share.take();
   if (!shared) log.warn('the change feeds read for this run never came: every held page is judged as usual');
   const set = shared?.set;
-  const sitemap = specs.some((s) => s.kind === 'sitemap');
   return {
-    changed: set ? new UrlSet(set, sitemap) : undefined,
+    changed: set ? new UrlSet(set, specs) : undefined,
     seeds: set ? [...set.changed, ...set.deleted] : [],
     summary: shared ? shared.summary : 'change feeds: the set read for this run never came',
+    numbers: shared?.numbers,
     settle: async () => undefined,
   };
 }
@@ -162,19 +235,21 @@ async function takeShared(share: FeedShare, specs: ChangeFeedSpec[], log: Logger
 async function readChangeFeeds(o: ChangeFeedsOptions, specs: ChangeFeedSpec[]): Promise<RunChangeFeeds> {
   const startedAt = new Date().toISOString();
   const { catalog, version, blobs, log } = o;
-  const sitemap = specs.some((s) => s.kind === 'sitemap');
   const positions = await readPositions(blobs, catalog.id);
   if (o.action === 'resume') {
     const kept = await readRunState(blobs, catalog.id, version);
     if (!kept) return settling(o, undefined, [], undefined, positions, []);
-    return settling(
+    const resumed = settling(
       o,
-      new UrlSet(kept, sitemap),
+      new UrlSet(kept, specs),
       [],
       'the change set of the merge it continues',
       kept.positions,
       kept.pushed,
     );
+    const byDefault = specs.some((s) => s.byDefault) ? { byDefault: true } : {};
+    const counts = { changed: kept.changed.length, deleted: kept.deleted.length, pushes: kept.pushed.length };
+    return { ...resumed, numbers: { ...counts, ...byDefault, feeds: [] } };
   }
   if (o.action !== 'merge') {
     const next: FeedPositions = { ...positions };
@@ -187,6 +262,11 @@ async function readChangeFeeds(o: ChangeFeedsOptions, specs: ChangeFeedSpec[]): 
   const unread = specs.some((s) => s.kind !== 'sitemap' && positions[s.key] === undefined);
   const since = unread ? ((await lastRunStart(o)) ?? startedAt) : startedAt;
   const read: string[] = [];
+  const numbers: FeedNumbers = { changed: 0, deleted: 0, pushes: 0, feeds: [] };
+  if (specs.some((s) => s.byDefault)) {
+    numbers.byDefault = true;
+    read.push('sitemap by default: a lastmod after the fetch');
+  }
   for (const spec of specs) {
     if (spec.kind === 'sitemap') continue;
     const deadline = Date.now() + DEFAULT_FEED_LIMITS.ms;
@@ -201,10 +281,17 @@ async function readChangeFeeds(o: ChangeFeedsOptions, specs: ChangeFeedSpec[]): 
       read.push(
         `${spec.key}: ${r.changes.length} changes in ${r.requests} requests${r.truncated ? ' (stopped at a bound: the next run continues)' : ''}`,
       );
+      numbers.feeds.push({
+        feed: spec.key,
+        changes: r.changes.length,
+        requests: r.requests,
+        ...(r.truncated ? { truncated: true } : {}),
+      });
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
       log.warn({ feed: spec.key, err }, 'a change feed could not be read: this merge revisits every held page');
-      return settling(
+      numbers.feeds.push({ feed: spec.key, changes: 0, requests: 0, error: why });
+      const failed = settling(
         o,
         undefined,
         [],
@@ -212,6 +299,7 @@ async function readChangeFeeds(o: ChangeFeedsOptions, specs: ChangeFeedSpec[]): 
         positions,
         [],
       );
+      return { ...failed, numbers };
     }
   }
   const pushes = await readPushes(blobs, catalog.id, MAX_PUSHES);
@@ -228,7 +316,18 @@ async function readChangeFeeds(o: ChangeFeedsOptions, specs: ChangeFeedSpec[]): 
     { changed: state.changed.length, deleted: state.deleted.length, feeds: read, pushes: pushes.length },
     'change feeds read',
   );
-  return settling(o, new UrlSet(state, sitemap), [...state.changed, ...state.deleted], summary, next, state.pushed);
+  numbers.changed = state.changed.length;
+  numbers.deleted = state.deleted.length;
+  numbers.pushes = pushes.length;
+  const feeds = settling(
+    o,
+    new UrlSet(state, specs),
+    [...state.changed, ...state.deleted],
+    summary,
+    next,
+    state.pushed,
+  );
+  return { ...feeds, numbers };
 }
 
 /** When the catalog's newest run began (ISO), from its reports; undefined when it never ran. */

@@ -14,7 +14,15 @@ export interface ChangeFeedSpec {
   url?: string | undefined;
   /** The setting as written: the key its position is kept under. */
   key: string;
+  /**
+   * The catalog names no feed and this is the default one (`sitemap`, when the site has a sitemap): urls known
+   * without a page are asked again as on an ordinary merge, and it applies only once the site's sitemap is found.
+   */
+  byDefault?: boolean | undefined;
 }
+
+/** The `--change-feed` value that opts a catalog out of every feed, the default sitemap feed included. */
+export const NO_CHANGE_FEED = 'none';
 
 /** What a feed says of one url. */
 export type FeedChangeKind = 'changed' | 'deleted';
@@ -35,6 +43,11 @@ export interface ChangedUrls {
   deleted(url: string): boolean;
   /** The catalog reads the sitemap as a change feed: a lastmod after the page's fetch names it changed. */
   readonly sitemap: boolean;
+  /**
+   * The feed is the default one (the catalog names none): a url known without a page (a 404, a duplicate) is asked
+   * again as on an ordinary merge, since only a named feed could say when it came back.
+   */
+  readonly byDefault?: boolean | undefined;
 }
 
 /** One request a feed reader makes: the status and the body as text (empty unless 2xx). */
@@ -79,11 +92,13 @@ export type FeedReader = (
 export function parseChangeFeed(value: string): ChangeFeedSpec | string {
   const v = value.trim();
   if (v === 'sitemap') return { kind: 'sitemap', key: v };
+  if (v === NO_CHANGE_FEED)
+    return `"${NO_CHANGE_FEED}" names no feed: it opts the catalog out of the default sitemap feed`;
   const colon = v.indexOf(':');
   const kind = colon > 0 ? v.slice(0, colon).toLowerCase() : '';
   const url = colon > 0 ? v.slice(colon + 1).trim() : '';
   if (kind !== 'mediawiki' && kind !== 'rss') {
-    return `"${value}" is not a change feed: use mediawiki:URL (the wiki's api.php), rss:URL (RSS 2.0 or Atom) or sitemap`;
+    return `"${value}" is not a change feed: use mediawiki:URL (the wiki's api.php), rss:URL (RSS 2.0 or Atom), sitemap, or none (no feed, not even the default sitemap)`;
   }
   let parsed: URL;
   try {
@@ -97,8 +112,17 @@ export function parseChangeFeed(value: string): ChangeFeedSpec | string {
   return { kind, url: parsed.href, key: `${kind}:${parsed.href}` };
 }
 
-/** The problem with a `--change-feed` value, or undefined when it is one. */
+/** The problem with a `--change-feed` value, or undefined when it is one (or `none`). */
 export function changeFeedProblem(value: string): string | undefined {
+  if (value.trim() === NO_CHANGE_FEED) return undefined;
   const r = parseChangeFeed(value);
   return typeof r === 'string' ? r : undefined;
+}
+
+/** The problem with a catalog's list of feeds as a whole: `none` stands alone. */
+export function changeFeedsProblem(values: readonly string[]): string | undefined {
+  if (values.length > 1 && values.some((v) => v.trim() === NO_CHANGE_FEED)) {
+    return `"${NO_CHANGE_FEED}" opts out of every feed: give it alone, or name the feeds without it`;
+  }
+  return undefined;
 }

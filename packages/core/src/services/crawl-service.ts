@@ -10,7 +10,6 @@ import { CrawlEngine, type CrawlResult } from '../engine/crawl-engine.js';
 import { buildRunReport, reportStamp } from '../engine/run-report.js';
 import { reportOf } from '../error-table.js';
 import { CrawlerError } from '../errors.js';
-import { openChangeFeeds } from '../feeds/change-feeds.js';
 import type { CrawlFrontier } from '../frontier/frontier.js';
 import { keys } from '../layout.js';
 import type { Catalog, RunReport } from '../model.js';
@@ -22,6 +21,7 @@ import { progressReporter } from './crawl-progress.js';
 import { OrphanStep } from './orphans.js';
 import { servedPages, siteWithheld, unrank, withheldPublish } from './publish-decision.js';
 import { noteEnding, noteVectorsLeft } from './report-notes.js';
+import { noteFeeds, openRunFeeds } from './run-feeds.js';
 import { removeUnreached } from './unreached-catalog.js';
 import { WordsFirstPublisher } from './words-first.js';
 
@@ -146,25 +146,7 @@ export class CrawlService {
       throw err;
     }
     const orphans = await this.#orphanStep(parts, catalog, version, action, req, () => engine);
-    // A catalog with change feeds (feeds/change-feeds.ts): a merge fetches what they name; nothing otherwise.
-    const feeds = await openChangeFeeds({
-      catalog,
-      version,
-      action,
-      blobs: f.blobs,
-      fetchText: parts.fetchText,
-      robots: parts.deps.robots,
-      politeness: parts.deps.politeness,
-      normalize: (u) => parts.deps.normalize(u),
-      distributed: !(parts.deps.coordinator instanceof LocalCrawlCoordinator),
-      shared: req.feedShare,
-      reports: async () => (await f.database()).resources.listReports(catalog.id),
-      log: f.log.child({ component: 'change-feeds', catalogId: catalog.id, version }),
-    });
-    if (feeds) {
-      parts.deps.changeFeed = feeds.changed;
-      parts.deps.seeds = [...(parts.deps.seeds ?? [catalog.startUrl]), ...feeds.seeds];
-    }
+    const feeds = await openRunFeeds(f, parts, { catalog, version, action, req });
     parts.deps.sessionEnd = (end) => orphans.atSessionEnd(end);
     const early = new WordsFirstPublisher({
       factory: f,
@@ -227,7 +209,7 @@ export class CrawlService {
     }
     const report = await this.#report(parts, catalog, version, action, result);
     noteEnding(report, { catalog, version, orphaned: orphans.report(result), withheld });
-    if (feeds?.summary) report.ending.note = `${report.ending.note ?? ''}; ${feeds.summary}`;
+    noteFeeds(report, feeds);
     try {
       await parts.outputs.close();
       if (result.published) await this.#optimize(parts, catalog, version, early.wordsPublished);

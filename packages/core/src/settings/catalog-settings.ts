@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { webhookUrlProblem } from '../alerts/webhook-address.js';
 import { patternProblem } from '../engine/flow/regex-cache.js';
 import { ConfigError } from '../errors.js';
-import { changeFeedProblem } from '../feeds/types.js';
+import { changeFeedProblem, changeFeedsProblem } from '../feeds/types.js';
 import { scheduleProblem } from './schedule.js';
 import { envWebhookAllowPrivate } from './settings-env.js';
 
@@ -294,7 +294,9 @@ export const catalogSettingsSchema = z.strictObject({
    * Change feeds (docs/freshness.md#change-feeds): `mediawiki:URL` (a wiki's api.php recent changes), `rss:URL` (RSS
    * 2.0 or Atom) or `sitemap` (a lastmod after a page's fetch). With one, `merge` fetches only what they (and
    * `POST /v2/catalog/{id}/changed`) name changed since the last run, what its recrawl schedule says is due, and new
-   * urls linked from those. Empty: every merge judges every held page. @default []
+   * urls linked from those. Empty: the default — `sitemap` when the site has a sitemap (and `sitemap`,
+   * `recrawlSitemap` are on, the recrawl interval on and no `recrawlFrequencies`), else none. `["none"]`: no feed at
+   * all, every merge judges every held page. @default []
    */
   changeFeeds: z
     .array(
@@ -306,6 +308,10 @@ export const catalogSettingsSchema = z.strictObject({
           if (problem) ctx.addIssue({ code: 'custom', message: problem });
         }),
     )
+    .superRefine((list, ctx) => {
+      const problem = changeFeedsProblem(list);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
     .default(() => []),
   /** Queue the links found inside documents (a PDF's link annotations, a Word file's hyperlinks). @default true */
   postImportLinks: z.boolean().default(true),

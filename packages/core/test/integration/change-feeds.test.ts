@@ -196,16 +196,56 @@ describe('change feeds', () => {
     expect(site.pageRequests(after)).toEqual([]);
   }, 60_000);
 
-  it('a catalog without change feeds: its merge is as before (the recrawl rules decide), nothing of the feeds is read or written', async () => {
+  it('a catalog naming no feed reads its sitemap by default: the pages its lastmod names and the new page, no other', async () => {
+    const bySitemap = await startWikiSite();
+    try {
+      const url = `${bySitemap.origin}/`;
+      await gf.crawler.crawl({ url, startUrl: `${bySitemap.origin}/wiki/Main_Page`, settings });
+      const plain = await (await gf.catalogs()).get({ url });
+      expect(plain.settings.changeFeeds).toEqual([]);
+      await nextSecond();
+      bySitemap.edit();
+      const from = bySitemap.log.length;
+      const merge = await gf.crawler.crawl({ id: plain.id, action: 'merge' });
+      // The edited pages (a lastmod after their fetch) and the new page the sitemap lists; not the main page nor the
+      // page gone from the sitemap (neither is dated: each waits for its recrawl interval), nor any other.
+      expect([...new Set(bySitemap.pageRequests(from))].sort()).toEqual(
+        [...WIKI_EDITED, WIKI_CREATED].map((n) => `/wiki/Page_${n}`).sort(),
+      );
+      expect(bySitemap.log.slice(from).filter((p) => p.startsWith('/w/api.php') || p === '/feed.rss')).toEqual([]);
+      expect(merge.changeFeeds).toEqual({ changed: 0, deleted: 0, pushes: 0, byDefault: true, feeds: [] });
+      expect(merge.ending.note).toMatch(/change feeds: 0 changed, 0 deleted \(sitemap by default: .*; 0 pushes\)/);
+      const main = await gf.ledger.why(`${bySitemap.origin}/wiki/Main_Page`, { catalog: { id: plain.id } });
+      expect(main.row).toMatchObject({ outcome: 'REJECTED_PREMATURE', detail: 'change-feed' });
+      expect(main.row?.reason).toMatch(/due by its recrawl schedule \d{4}-/);
+      const changes = await gf.changes.changes({ id: plain.id });
+      expect(changes.changed.map((c) => c.url).sort()).toEqual(WIKI_EDITED.map((n) => bySitemap.url(n)).sort());
+      expect(changes.added).toEqual([bySitemap.url(WIKI_CREATED)]);
+      // A push counts on such a catalog: the next merge fetches the pushed page, and only it.
+      await pushChangedUrls(gf.factory.blobs, plain, [bySitemap.url(7)]);
+      const before = bySitemap.log.length;
+      const pushed = await gf.crawler.crawl({ id: plain.id, action: 'merge' });
+      expect(bySitemap.pageRequests(before)).toEqual(['/wiki/Page_7']);
+      expect(pushed.changeFeeds).toMatchObject({ changed: 1, pushes: 1, byDefault: true });
+    } finally {
+      await bySitemap.close();
+    }
+  }, 60_000);
+
+  it('a catalog with --change-feed none: its merge is as before (the recrawl rules decide), nothing of the feeds is read or written', async () => {
     const plainSite = await startWikiSite();
     try {
       const url = `${plainSite.origin}/`;
-      await gf.crawler.crawl({ url, startUrl: `${plainSite.origin}/wiki/Main_Page`, settings });
+      await gf.crawler.crawl({
+        url,
+        startUrl: `${plainSite.origin}/wiki/Main_Page`,
+        settings: { ...settings, changeFeeds: ['none'] },
+      });
       const plain = await (await gf.catalogs()).get({ url });
       await nextSecond();
       plainSite.edit();
       const from = plainSite.log.length;
-      await gf.crawler.crawl({ id: plain.id, action: 'merge' });
+      const merge = await gf.crawler.crawl({ id: plain.id, action: 'merge' });
       // As before change feeds existed: the recrawl rules alone decide (a sitemap lastmod after the fetch is due, a
       // page the sitemap no longer lists is asked again and found gone), and no feed is read.
       expect([...new Set(plainSite.pageRequests(from))].sort()).toEqual(
@@ -216,6 +256,7 @@ describe('change feeds', () => {
       const written: string[] = [];
       for await (const key of gf.factory.blobs.list(`assets/${plain.id}/feeds/`)) written.push(key);
       expect(written).toEqual([]);
+      expect(merge.changeFeeds).toBeUndefined();
     } finally {
       await plainSite.close();
     }

@@ -1,4 +1,10 @@
-import { type Catalog, type CatalogRef, defaultCatalogSettings, isUuid } from '@greenfinger/core/internal';
+import {
+  type Catalog,
+  type CatalogRef,
+  defaultCatalogSettings,
+  describeChangeFeeds,
+  isUuid,
+} from '@greenfinger/core/internal';
 import {
   type CommandContext,
   type CommandSpec,
@@ -256,7 +262,7 @@ export function formatCatalog(c: Catalog): string {
     `  outputs ${s.outputs.join('+')} · images ${s.images ? 'yes' : 'no'} · robots.txt ${s.robots ? 'obeyed' : 'ignored'} · sitemap ${s.sitemap ? 'read' : 'not read'}`,
     `  include ${s.include.length ? s.include.join(', ') : '-'} · exclude ${s.exclude.length ? s.exclude.join(', ') : '-'}`,
     `  schedule ${s.schedule ? `${s.schedule} (watch or serve runs it)` : 'none'} · recrawl interval ${Number.parseInt(s.recrawlMax, 10) === 0 ? 'off (every merge revisits every page)' : `${s.recrawlMin} to ${s.recrawlMax}, adaptive`}`,
-    `  change feeds ${s.changeFeeds.length ? `${s.changeFeeds.join(', ')} (merge fetches what they name)` : 'none'}`,
+    `  change feeds ${describeChangeFeeds(c)}`,
     `  webhooks ${s.webhooks.length ? s.webhooks.join(', ') : 'none'}${s.webhooks.length ? ' (greenfinger alert list: the last delivery to each)' : ''}`,
     `  priority weights ${Object.entries(s.priorityWeights)
       .map(([part, w]) => `${part}=${w}`)

@@ -303,7 +303,7 @@ export const SETTINGS_OPTIONS: OptionSpec[] = [
   {
     flags: '--change-feed <feed>',
     description:
-      'merge fetches what this names changed: mediawiki:URL (api.php), rss:URL (RSS or Atom) or sitemap (repeatable; --change-feed "" = none; docs/freshness.md#change-feeds)',
+      'merge fetches what this names changed: mediawiki:URL (api.php), rss:URL (RSS or Atom), sitemap, or none (repeatable; naming none, a catalog whose site has a sitemap reads it by default, so merge skips pages its lastmod says unchanged until their recrawl interval is due — none opts out, as merge was before; --change-feed "" = back to the default; docs/freshness.md#change-feeds)',
     parse: (value: string, previous: string[] = []) => [...previous, value.trim()],
   },
   { flags: '--post-import-links', description: "queue the links inside documents (a PDF's links) (default)" },

@@ -27,7 +27,8 @@ const ASKED_AGAIN: ReadonlySet<string> = new Set([
  * On a merge of a catalog with change feeds (deps `changeFeed`, flow/change-feed-gate.ts) a held page is fetched
  * only when a feed named it changed or its recrawl schedule says it is due; else REJECTED_PREMATURE:change-feed,
  * its stored links followed. A url a feed named deleted leaves the version without a request (the removal a 404
- * takes) and ends REJECTED_NOTFOUND:change-feed.
+ * takes) and ends REJECTED_NOTFOUND:change-feed. The default feed (`sitemap`, when the catalog names none and its
+ * site has a sitemap) judges held pages the same way.
  */
 export const recrawl: Stage = {
   name: 'recrawl',
@@ -42,9 +43,10 @@ export const recrawl: Stage = {
       }
       return done(Outcome.REJECTED_NOTFOUND, 'change-feed', 'named deleted by a change feed');
     }
-    if (feed && !previous && !feed.named(page.entry.url) && d.ledger) {
+    if (feed && !feed.byDefault && !previous && !feed.named(page.entry.url) && d.ledger) {
       // Known without a page (a 404, a page a feed deleted, a duplicate): asked again only when named, unless it
-      // leads on (a redirect) or failed (the failure may be over).
+      // leads on (a redirect) or failed (the failure may be over). Not with the default sitemap feed: only a feed
+      // named on purpose could say when such a url came back.
       const row = await d.ledger.get(ids.resource(d.catalog.id, d.version, page.hash));
       if (row && row.state !== 'queued' && row.state !== 'crawling' && !ASKED_AGAIN.has(row.outcome)) {
         return done(
