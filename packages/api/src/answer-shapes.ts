@@ -294,6 +294,17 @@ export const ANSWER_SHAPES: Record<string, Schema> = {
     memory: obj({ rss: num, heapUsed: num, heapTotal: num, external: num, total: num }),
     jobs: int,
   }),
+  System: obj({
+    node: str,
+    providers: obj({
+      records: obj({ provider: str }),
+      index: obj({ provider: str }),
+      vectors: obj({ provider: str, collection: str }),
+      files: obj({ provider: str }),
+      embeddings: obj({ provider: str, model: str, dims: int }, ['dims']),
+    }),
+    cluster: obj({ records: str, index: str, vectors: str, files: str }),
+  }),
   Storage: obj({
     dataRoot: str,
     database: obj({ kind: str }),
@@ -412,6 +423,7 @@ export const ROUTE_ANSWERS: Record<string, Schema> = {
   'POST /v2/login': ref('SignedIn'),
   'GET /v2/node': ref('NodeView'),
   'GET /v2/storage': ref('Storage'),
+  'GET /v2/system': ref('System'),
   'GET /v2/settings': { type: 'object', additionalProperties: true },
   'GET /v2/catalog': list(ref('Catalog')),
   'POST /v2/catalog': ref('Catalog'),

@@ -19,6 +19,7 @@ import { ClusterPoliteness } from './budgets/cluster-politeness.js';
 import { RedisPageBudget } from './budgets/redis-page-budget.js';
 import { RedisPictureRegistry } from './budgets/redis-picture-registry.js';
 import { RedisRenderMemory } from './budgets/redis-render-memory.js';
+import { channelPlanOf } from './channels/channel-plan.js';
 import type { RunReplicas } from './channels/run-replicas.js';
 import { IndexReplicaChannel } from './channels/search-replica.js';
 import { ClusterCrawlRunner } from './cluster-crawl-runner.js';
@@ -85,7 +86,8 @@ export function memberComponents(d: MemberComponentsDeps): GreenfingerComponents
     // The search channel: pages this member saves go to the others' embedded indexes (search-replica.ts).
     outputChannels: (ctx: RunContext) => {
       const run = runOf(ctx);
-      if (!run || !ctx.catalog.settings.outputs.includes('index')) return [];
+      // a shared index (Elasticsearch) is written by each member itself: the channel carries nothing (channel-plan.ts)
+      if (!run || !channelPlanOf(ctx.settings, ctx.catalog.settings.outputs).has('search')) return [];
       return [new IndexReplicaChannel(redis, keys.run(run.runId).search, name, log)];
     },
     // Pictures fetched once across the run: one member fetches, the others link its row (redis-picture-registry.ts).

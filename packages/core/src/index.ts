@@ -38,11 +38,13 @@ export {
 // The composition seams: parts passed to Greenfinger.open({ components }) and the registries a catalog names from.
 export {
   type AcceptorCheck,
+  clusterSharing,
   contentDedupRegistry,
   type ExtractorContext,
   extractorRegistry,
   type FetcherContext,
   fetcherRegistry,
+  formatStoreProviders,
   type GreenfingerComponents,
   type NamedAcceptorFactory,
   type NodeContext,
@@ -50,6 +52,12 @@ export {
   type PolitenessContext,
   type RunContext,
   registries,
+  type StoreFamily,
+  type StoreProviders,
+  type StoreSharing,
+  type StoresInUse,
+  storeProviders,
+  storesInUse,
 } from './compose/index.js';
 // Settings of the node and of a catalog, and the data model.
 export * from './config.js';

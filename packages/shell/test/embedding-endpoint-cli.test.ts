@@ -129,7 +129,10 @@ describe('embedding providers ollama and openai (CLI)', () => {
       expect(mine?.points).toBeLessThanOrEqual(chunks.length);
 
       const queriesBefore = endpoint.texts().filter((t) => t === QUERY).length;
-      const found = await cli(['search', QUERY, '--mode', 'meaning', '--catalog', `fx-${provider}`, '--json', '--data', data], env);
+      const found = await cli(
+        ['search', QUERY, '--mode', 'meaning', '--catalog', `fx-${provider}`, '--json', '--data', data],
+        env,
+      );
       expect(found.code, found.err).toBe(0);
       expect(endpoint.texts().filter((t) => t === QUERY).length).toBe(queriesBefore + 1);
       const results = (JSON.parse(found.out) as { results: Array<{ url: string }> }).results;
@@ -142,7 +145,10 @@ describe('embedding providers ollama and openai (CLI)', () => {
   it('the local default collection was never written: each provider has its own', async () => {
     const names = (await collections()).map((c) => `${c.collection}_${c.dims}`);
     expect(names.sort()).toEqual(
-      [`greenfinger_text_ollama-local-model_${endpoint.dims}`, 'greenfinger_text_openai-local-model-pad-640_640'].sort(),
+      [
+        `greenfinger_text_ollama-local-model_${endpoint.dims}`,
+        'greenfinger_text_openai-local-model-pad-640_640',
+      ].sort(),
     );
   });
 
@@ -157,7 +163,9 @@ describe('embedding providers ollama and openai (CLI)', () => {
     expect(crawl.code).not.toBe(0);
     const lines = crawl.err.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(`GF_EMBEDDING_URL: nothing answers at http://127.0.0.1:${port}/v1/embeddings (ECONNREFUSED)`);
+    expect(lines[0]).toContain(
+      `GF_EMBEDDING_URL: nothing answers at http://127.0.0.1:${port}/v1/embeddings (ECONNREFUSED)`,
+    );
     process.stdout.write(`refused endpoint: the crawl stopped after ${crawl.ms} ms\n`);
   }, 60_000);
 });

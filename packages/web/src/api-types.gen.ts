@@ -502,6 +502,36 @@ export interface Storage {
   };
 }
 
+export interface System {
+  node: string;
+  providers: {
+    records: {
+      provider: string;
+    };
+    index: {
+      provider: string;
+    };
+    vectors: {
+      provider: string;
+      collection: string;
+    };
+    files: {
+      provider: string;
+    };
+    embeddings: {
+      provider: string;
+      model: string;
+      dims?: number;
+    };
+  };
+  cluster: {
+    records: string;
+    index: string;
+    vectors: string;
+    files: string;
+  };
+}
+
 export interface UrlList {
   catalog: {
     id: string;
@@ -665,6 +695,8 @@ export interface ApiAnswers {
   'GET /v2/status/{jobId}': JobView;
   /** What each store holds, and its size on disk */
   'GET /v2/storage': Storage;
+  /** Which store each layer uses (records, index, vectors, files, embeddings) and what a cluster copies */
+  'GET /v2/system': System;
   /** The url ledger of a version: every url dispatched, its state and why it ended as it did */
   'GET /v2/urls': UrlList;
   /** One url of the ledger by its id (the resource id) */

@@ -1,5 +1,5 @@
 import { cpus, hostname, loadavg, totalmem } from 'node:os';
-import { maskedSettings } from '@greenfinger/core';
+import { maskedSettings, storesInUse } from '@greenfinger/core';
 import type { FastifyInstance } from 'fastify';
 import { API_VERSION } from '../api-version.js';
 import type { ApiContext } from '../context.js';
@@ -66,6 +66,17 @@ export function systemRoutes(app: FastifyInstance, ctx: ApiContext): void {
         jobs: gf.jobs.list().filter((j) => j.state === 'running' || j.state === 'queued').length,
       });
     },
+  );
+
+  app.get(
+    '/v2/system',
+    {
+      schema: {
+        summary: 'Which store each layer uses (records, index, vectors, files, embeddings) and what a cluster copies',
+        tags: ['system'],
+      },
+    },
+    async () => ok({ node: gf.settings.node, ...(await storesInUse(gf)) }),
   );
 
   app.get(

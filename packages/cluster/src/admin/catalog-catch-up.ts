@@ -1,4 +1,4 @@
-import type { AdminWriter, Catalog, Greenfinger, Logger } from '@greenfinger/core';
+import { type AdminWriter, type Catalog, clusterSharing, type Greenfinger, type Logger } from '@greenfinger/core';
 import type { LeaderGateway } from '../membership/leader-gateway.js';
 import { upsertCatalog } from './admin-mirror.js';
 
@@ -48,7 +48,11 @@ export async function catchUpCatalogs(options: {
 }): Promise<CatchUp | undefined> {
   const { gf, log } = options;
   const db = await gf.database();
-  if (db.kind !== 'sqlite') return undefined;
+  if (db.kind !== 'sqlite') {
+    // A shared database holds the rows already; with a shared index too, a member added later serves search at once.
+    if (clusterSharing(gf.settings).index === 'shared') await publishSharedSearch(gf, options.local, log);
+    return undefined;
+  }
   let rows: Catalog[];
   try {
     rows = await options.gateway.call<Catalog[]>(CATALOG_ROWS_OP, [], {
@@ -84,5 +88,25 @@ export async function catchUpCatalogs(options: {
     },
     'catalog rows caught up from the leader',
   );
+  return out;
+}
+
+/**
+ * With the database and the index shared by every member (PostgreSQL and Elasticsearch), the search registry of a
+ * member (user/index/catalogs.json) is the only thing it lacks to answer searches: written here from the rows, for
+ * every catalog with a published version it does not list yet. Returns the catalogs it made searchable.
+ */
+export async function publishSharedSearch(gf: Greenfinger, local: () => AdminWriter, log: Logger): Promise<string[]> {
+  const listed = new Set((await gf.published.list()).map((p) => p.catalogId));
+  const out: string[] = [];
+  for (const row of await (await gf.database()).catalogs.list()) {
+    if (row.searchVersion < 0 || listed.has(row.id)) continue;
+    try {
+      if (await local().restorePublished(row.id, row.searchVersion)) out.push(row.id);
+    } catch (err) {
+      log.warn({ err, catalogId: row.id }, 'published version not written from the shared rows');
+    }
+  }
+  if (out.length > 0) log.info({ catalogs: out }, 'search answers here from the shared index');
   return out;
 }

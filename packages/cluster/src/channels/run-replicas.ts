@@ -10,6 +10,7 @@ import type { Redis } from 'ioredis';
 import type { ClusterKeys } from '../plumbing/keys.js';
 import type { RunInfo } from '../run/run-info.js';
 import { blobReplicaConsumer, isPerNodeBlobStore, replicatedBlobs } from './blob-replica.js';
+import { channelPlanOf, type ReplicaChannel } from './channel-plan.js';
 import { replicatedUrlFilter, urlFilterReplicaConsumer } from './dedup-replica.js';
 import { type FrameConsumer, FrameSender } from './multicast-frames.js';
 import { recordReplicaConsumer, replicatedRecords } from './record-replica.js';
@@ -48,6 +49,8 @@ export class RunReplicas {
   };
   /** The receiving halves, per run: they run until the run completes (others may still send). */
   readonly #consumers = new Map<string, FrameConsumer[]>();
+  /** The channels each run's start began (channel-plan.ts), by run id. */
+  readonly #started = new Map<string, ReplicaChannel[]>();
   #ownRecords: RecordDatabase | undefined;
   #ownBlobs: BlobStore | undefined;
   #ownVectors: VectorStoreFamily | undefined;
@@ -107,26 +110,33 @@ export class RunReplicas {
     const run = o.keys.run(info.runId);
     const common = { redisUrl: o.redisUrl, node: o.name, log: o.log };
     const consumers: FrameConsumer[] = [];
+    const started: ReplicaChannel[] = [];
     const send = (channel: Channel, key: string) =>
       this.#senders[channel].set(info.catalog.id, new FrameSender(o.redis, key, o.name, o.log));
-    if (info.catalog.settings.outputs.includes('index')) {
+    // Seed 000's replicated-or-shared, from the configuration: a shared store's channel carries nothing.
+    const plan = channelPlanOf(gf.settings, info.catalog.settings.outputs);
+    if (plan.has('search')) {
       consumers.push(indexReplicaConsumer({ ...common, key: run.search, index: gf.index() }));
+      started.push('search');
     }
     const own = this.#ownRecords;
-    if ((await gf.database()).kind === 'sqlite' && own) {
+    if (plan.has('record') && (await gf.database()).kind === 'sqlite' && own) {
       send('record', run.record);
       consumers.push(recordReplicaConsumer({ ...common, key: run.record, db: own }));
+      started.push('record');
     }
-    const blobs = this.#ownBlobs;
+    const blobs = plan.has('blob') ? this.#ownBlobs : undefined;
     if (blobs && isPerNodeBlobStore(blobs)) {
       send('blob', run.blob);
       consumers.push(blobReplicaConsumer({ ...common, key: run.blob, store: blobs }));
+      started.push('blob');
     }
-    gf.vectorFamily(); // opened lazily: its wrapper records the family itself
-    const family = this.#ownVectors;
-    if (info.catalog.settings.outputs.includes('vector') && family && isPerNodeVectorFamily(family)) {
+    if (plan.has('vectors')) gf.vectorFamily(); // opened lazily: its wrapper records the family itself
+    const family = plan.has('vectors') ? this.#ownVectors : undefined;
+    if (family && isPerNodeVectorFamily(family)) {
       send('vectors', run.vectors);
       consumers.push(vectorReplicaConsumer({ ...common, key: run.vectors, family }));
+      started.push('vectors');
     }
     // Opened lazily: its wrapper records the filter itself. One another process holds fails the run itself, not this.
     await gf.factory.urlFilter().catch((err: unknown) => o.log.warn({ err }, 'the url filter did not open'));
@@ -134,9 +144,16 @@ export class RunReplicas {
     if (filter) {
       send('dedup', run.dedup);
       consumers.push(urlFilterReplicaConsumer({ ...common, key: run.dedup, filter }));
+      started.push('dedup');
     }
     for (const c of consumers) await c.start();
     this.#consumers.set(info.runId, consumers);
+    this.#started.set(info.runId, started);
+  }
+
+  /** The channels a run's start began (none once it stopped). */
+  startedChannels(runId: string): ReplicaChannel[] {
+    return [...(this.#started.get(runId) ?? [])];
   }
 
   /** Everything this member wrote for a catalog is in Redis (before it says its part is over). */
@@ -153,6 +170,7 @@ export class RunReplicas {
   async stopRun(runId: string): Promise<void> {
     for (const c of this.#consumers.get(runId) ?? []) await c.stop();
     this.#consumers.delete(runId);
+    this.#started.delete(runId);
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,7 @@
 import type { AdminWriter, BlobStore, Greenfinger, Logger, ReplaySession, VectorStoreFamily } from '@greenfinger/core';
 import type { Redis } from 'ioredis';
 import { blobReplicaConsumer, isPerNodeBlobStore } from '../channels/blob-replica.js';
+import { channelPlanOf } from '../channels/channel-plan.js';
 import { type FrameConsumer, FrameSender } from '../channels/multicast-frames.js';
 import { IndexReplicaChannel, indexReplicaConsumer } from '../channels/search-replica.js';
 import { isPerNodeVectorFamily, vectorReplicaConsumer } from '../channels/vector-replica.js';
@@ -116,7 +117,9 @@ export class ReplayMember {
     const { name, gf } = this.#o;
     const rk = new ReplayKeys(this.#o.keys, info.replayId);
     const log = this.#log.child({ replayId: info.replayId });
-    const indexed = info.layers.includes('index');
+    // The channels of a replay follow the same plan as a run's: a shared store's carries nothing (channel-plan.ts).
+    const plan = channelPlanOf(gf.settings, info.layers);
+    const indexed = plan.has('search');
     let session: ReplaySession;
     const consumers: FrameConsumer[] = [];
     const stopConsumers = async () => {
@@ -131,13 +134,13 @@ export class ReplayMember {
       }
       const senders: PartSenders = { catalogId: info.catalogId, version: info.version };
       const blobs = this.#o.ownBlobs?.();
-      if (info.layers.includes('file') && blobs && isPerNodeBlobStore(blobs)) {
+      if (info.layers.includes('file') && plan.has('blob') && blobs && isPerNodeBlobStore(blobs)) {
         senders.blob = new FrameSender(redis, rk.blob, name, log);
         consumers.push(blobReplicaConsumer({ redisUrl, key: rk.blob, node: name, store: blobs, log }));
       }
       if (info.layers.includes('vector')) gf.vectorFamily(); // opened lazily: its wrapper records the family itself
       const family = this.#o.ownVectors?.();
-      if (info.layers.includes('vector') && family && isPerNodeVectorFamily(family)) {
+      if (plan.has('vectors') && family && isPerNodeVectorFamily(family)) {
         senders.vectors = new FrameSender(redis, rk.vectors, name, log);
         consumers.push(vectorReplicaConsumer({ redisUrl, key: rk.vectors, node: name, family, log }));
       }

@@ -47,7 +47,12 @@ export interface EndpointAnswer {
 }
 
 /** One POST; `signal` ends it at the deadline. Injected so the retry loop is tested without a network. */
-export type PostJson = (url: string, body: string, headers: Record<string, string>, signal: AbortSignal) => Promise<EndpointAnswer>;
+export type PostJson = (
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+) => Promise<EndpointAnswer>;
 
 /** The fetch of Node as a PostJson. */
 export const fetchPost: PostJson = async (url, body, headers, signal) => {
@@ -66,7 +71,14 @@ function networkCode(err: unknown): string | undefined {
   return undefined;
 }
 
-const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+const CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+]);
 
 export interface PostOptions {
   policy: RetryPolicy;
@@ -111,7 +123,12 @@ export async function postWithRetry(
       if (signal.aborted || (err as Error).name === 'TimeoutError') {
         why = `no answer within ${policy.timeoutMs} ms`;
       } else if (code && CONNECT_CODES.has(code) && options.failFastOnConnect) {
-        throw new ConfigError(setting, `nothing answers at ${url} (${code})`, `start the endpoint or correct ${setting}`, err);
+        throw new ConfigError(
+          setting,
+          `nothing answers at ${url} (${code})`,
+          `start the endpoint or correct ${setting}`,
+          err,
+        );
       } else if (code) {
         why = `${code} from ${url}`;
       } else {
@@ -124,7 +141,11 @@ export async function postWithRetry(
       if (answer.status >= 200 && answer.status < 300) return answer.body;
       const said = answer.body.replace(/\s+/g, ' ').trim().slice(0, 200);
       if (answer.status === 401 || answer.status === 403) {
-        throw new ConfigError('GF_EMBEDDING_API_KEY', `${url} answered ${answer.status} ${said}`, 'set the key the endpoint expects');
+        throw new ConfigError(
+          'GF_EMBEDDING_API_KEY',
+          `${url} answered ${answer.status} ${said}`,
+          'set the key the endpoint expects',
+        );
       }
       if (answer.status === 404) {
         throw new ConfigError(

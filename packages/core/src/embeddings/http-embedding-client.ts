@@ -117,32 +117,34 @@ export class HttpEmbeddingClient implements EmbeddingClient {
   async #request(input: string[], probe: boolean): Promise<Float32Array[]> {
     if (input.length === 0) return [];
     const headers: Record<string, string> = this.#o.apiKey ? { authorization: `Bearer ${this.#o.apiKey}` } : {};
-    const text = await postWithRetry(
-      this.endpoint,
-      { model: this.model, input },
-      headers,
-      {
-        policy: this.#policy,
-        failFastOnConnect: probe,
-        post: (...args) => {
-          this.requests++;
-          return (this.#o.post ?? fetchPost)(...args);
-        },
-        sleep: this.#o.sleep,
-        onRetry: this.#o.onRetry,
+    const text = await postWithRetry(this.endpoint, { model: this.model, input }, headers, {
+      policy: this.#policy,
+      failFastOnConnect: probe,
+      post: (...args) => {
+        this.requests++;
+        return (this.#o.post ?? fetchPost)(...args);
       },
-    );
+      sleep: this.#o.sleep,
+      onRetry: this.#o.onRetry,
+    });
     let vectors: number[][];
     try {
       vectors = PROTOCOLS[this.provider].read(JSON.parse(text), input.length);
     } catch (err) {
-      throw new CrawlerError('EMBEDDING', `${this.endpoint} did not answer as ${this.provider} does: ${(err as Error).message}`, {
-        fix: `GF_EMBEDDING_PROVIDER=${this.provider} expects ${this.provider === 'ollama' ? '{embeddings}' : '{data: [{embedding, index}]}'}`,
-        cause: err,
-      });
+      throw new CrawlerError(
+        'EMBEDDING',
+        `${this.endpoint} did not answer as ${this.provider} does: ${(err as Error).message}`,
+        {
+          fix: `GF_EMBEDDING_PROVIDER=${this.provider} expects ${this.provider === 'ollama' ? '{embeddings}' : '{data: [{embedding, index}]}'}`,
+          cause: err,
+        },
+      );
     }
     if (vectors.length !== input.length || vectors.some((v) => !Array.isArray(v))) {
-      throw new CrawlerError('EMBEDDING', `${this.endpoint} answered ${vectors.length} vectors for ${input.length} texts`);
+      throw new CrawlerError(
+        'EMBEDDING',
+        `${this.endpoint} answered ${vectors.length} vectors for ${input.length} texts`,
+      );
     }
     const width = this.#dims || (vectors[0] as number[]).length;
     if (width === 0) throw new CrawlerError('EMBEDDING', `${this.endpoint} answered an empty vector`);

@@ -79,7 +79,10 @@ export class SqliteVecFamily implements VectorStoreFamily {
       }
     }
     return [...found.values()]
-      .sort((a, b) => a.dims - b.dims || a.collection.length - b.collection.length || a.collection.localeCompare(b.collection))
+      .sort(
+        (a, b) =>
+          a.dims - b.dims || a.collection.length - b.collection.length || a.collection.localeCompare(b.collection),
+      )
       .map((c) => this.#open(c.collection, c.dims));
   }
 

@@ -44,7 +44,9 @@ export async function startEmbeddingEndpoint(): Promise<EmbeddingEndpoint> {
         const input = typeof body.input === 'string' ? [body.input] : (body.input as string[]);
         const width = widthOf(String(body.model));
         if (!width || !Array.isArray(input)) {
-          return res.writeHead(404).end(JSON.stringify({ error: `model "${body.model}" not found, try pulling it first` }));
+          return res
+            .writeHead(404)
+            .end(JSON.stringify({ error: `model "${body.model}" not found, try pulling it first` }));
         }
         requests.push({ protocol, model: String(body.model), input });
         const vectors = (await model.embedDocuments(input)).map((v) => {
@@ -57,7 +59,11 @@ export async function startEmbeddingEndpoint(): Promise<EmbeddingEndpoint> {
         const answer =
           protocol === 'ollama'
             ? { model: body.model, embeddings: vectors }
-            : { object: 'list', model: body.model, data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })) };
+            : {
+                object: 'list',
+                model: body.model,
+                data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })),
+              };
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
       })().catch((err: unknown) => res.writeHead(500).end(JSON.stringify({ error: String(err) })));
     });

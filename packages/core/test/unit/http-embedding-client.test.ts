@@ -58,13 +58,18 @@ describe('embedding endpoint retries', () => {
   it('a 503 then a 429 with Retry-After are waited out, then the answer is returned', async () => {
     const { post, calls } = scripted([status(503), status(429, '2'), ok({ fine: true })]);
     const waits: number[] = [];
-    const body = await postWithRetry('http://e/x', { a: 1 }, {}, {
-      policy,
-      post,
-      sleep: async (ms) => {
-        waits.push(ms);
+    const body = await postWithRetry(
+      'http://e/x',
+      { a: 1 },
+      {},
+      {
+        policy,
+        post,
+        sleep: async (ms) => {
+          waits.push(ms);
+        },
       },
-    });
+    );
     expect(JSON.parse(body)).toEqual({ fine: true });
     expect(calls).toHaveLength(3);
     expect(waits).toEqual([500, 2000]);
@@ -98,15 +103,24 @@ describe('embedding endpoint retries', () => {
 
   it('a refused connection: retried during a crawl, at once a ConfigError naming GF_EMBEDDING_URL at connect', async () => {
     const later = scripted([refused(), ok({ up: 1 })]);
-    expect(await postWithRetry('http://e/x', {}, {}, { policy, post: later.post, sleep: async () => {} })).toBe('{"up":1}');
+    expect(await postWithRetry('http://e/x', {}, {}, { policy, post: later.post, sleep: async () => {} })).toBe(
+      '{"up":1}',
+    );
     const atStart = scripted([refused(), ok({ up: 1 })]);
-    const err = await postWithRetry('http://e/x', {}, {}, {
-      policy,
-      post: atStart.post,
-      failFastOnConnect: true,
-    }).catch((e) => e);
+    const err = await postWithRetry(
+      'http://e/x',
+      {},
+      {},
+      {
+        policy,
+        post: atStart.post,
+        failFastOnConnect: true,
+      },
+    ).catch((e) => e);
     expect(err).toBeInstanceOf(ConfigError);
-    expect((err as ConfigError).toLine()).toMatch(/^GF_EMBEDDING_URL: nothing answers at http:\/\/e\/x \(ECONNREFUSED\)/);
+    expect((err as ConfigError).toLine()).toMatch(
+      /^GF_EMBEDDING_URL: nothing answers at http:\/\/e\/x \(ECONNREFUSED\)/,
+    );
     expect(atStart.calls).toHaveLength(1);
   });
 
@@ -120,12 +134,17 @@ describe('embedding endpoint retries', () => {
       });
     };
     const retries: string[] = [];
-    const body = await postWithRetry('http://e/x', {}, {}, {
-      policy: { ...policy, timeoutMs: 100 },
-      post,
-      sleep: async () => {},
-      onRetry: (_a, _w, why) => retries.push(why),
-    });
+    const body = await postWithRetry(
+      'http://e/x',
+      {},
+      {},
+      {
+        policy: { ...policy, timeoutMs: 100 },
+        post,
+        sleep: async () => {},
+        onRetry: (_a, _w, why) => retries.push(why),
+      },
+    );
     expect(body).toBe('[1]');
     expect(retries).toEqual(['no answer within 100 ms']);
   });
@@ -133,12 +152,14 @@ describe('embedding endpoint retries', () => {
 
 describe('HttpEmbeddingClient', () => {
   /** An OpenAI-compatible answer: vectors [len, i, 1] for each input, listed in reverse to check `index` is read. */
-  const openaiPost = (calls: string[][]): PostJson => async (_url, body) => {
-    const { input } = JSON.parse(body) as { input: string[] };
-    calls.push(input);
-    const data = input.map((t, index) => ({ index, embedding: [t.length, index, 1] })).reverse();
-    return ok({ data, model: 'm' });
-  };
+  const openaiPost =
+    (calls: string[][]): PostJson =>
+    async (_url, body) => {
+      const { input } = JSON.parse(body) as { input: string[] };
+      calls.push(input);
+      const data = input.map((t, index) => ({ index, embedding: [t.length, index, 1] })).reverse();
+      return ok({ data, model: 'm' });
+    };
 
   it('reads the width from the probe, batches documents, keeps input order by `index`, normalises', async () => {
     const calls: string[][] = [];
@@ -171,10 +192,20 @@ describe('HttpEmbeddingClient', () => {
       const { input } = JSON.parse(body) as { input: string[] };
       return ok({ model: 'nomic', embeddings: input.map(() => [3, 4]) });
     };
-    const client = await HttpEmbeddingClient.connect({ provider: 'ollama', url: 'http://o:11434', model: 'nomic', apiKey: 'k', post });
+    const client = await HttpEmbeddingClient.connect({
+      provider: 'ollama',
+      url: 'http://o:11434',
+      model: 'nomic',
+      apiKey: 'k',
+      post,
+    });
     const q = await client.embedQuery('what');
     expect([...q]).toEqual([expect.closeTo(0.6, 6), expect.closeTo(0.8, 6)]);
-    expect(seen[1]).toEqual({ url: 'http://o:11434/api/embed', body: { model: 'nomic', input: ['what'] }, auth: 'Bearer k' });
+    expect(seen[1]).toEqual({
+      url: 'http://o:11434/api/embed',
+      body: { model: 'nomic', input: ['what'] },
+      auth: 'Bearer k',
+    });
   });
 
   it('an answer of another width or the wrong shape is refused in one line', async () => {
@@ -201,12 +232,15 @@ describe('HttpEmbeddingClient', () => {
   });
 
   it('settings: the provider enum, the endpoint settings, the key masked', () => {
-    const s = loadSettings({}, {
-      GF_EMBEDDING_PROVIDER: 'openai',
-      GF_EMBEDDING_URL: 'http://127.0.0.1:8000/v1',
-      GF_EMBEDDING_MODEL: 'BAAI/bge-small-en-v1.5',
-      GF_EMBEDDING_BATCH: '8',
-    });
+    const s = loadSettings(
+      {},
+      {
+        GF_EMBEDDING_PROVIDER: 'openai',
+        GF_EMBEDDING_URL: 'http://127.0.0.1:8000/v1',
+        GF_EMBEDDING_MODEL: 'BAAI/bge-small-en-v1.5',
+        GF_EMBEDDING_BATCH: '8',
+      },
+    );
     expect(s).toMatchObject({ embeddingProvider: 'openai', embeddingBatch: 8, embeddingRetries: 4 });
     expect(() => loadSettings({}, { GF_EMBEDDING_PROVIDER: 'cohere' })).toThrow(/^GF_EMBEDDING_PROVIDER: /);
     expect(vectorSpace(s)).toBe('openai-baai-bge-small-en-v1-5');

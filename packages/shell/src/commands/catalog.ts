@@ -22,6 +22,7 @@ import {
   settingsOf,
   verboseOption,
 } from './options.js';
+import { storesBlock } from './stores-block.js';
 import { type CatalogRefOptions, catalogRefOf, catalogRefOptions, table } from './versions.js';
 
 interface DefinitionOptions extends CatalogRefOptions, SettingsOptions {
@@ -186,7 +187,7 @@ async function runShow(ctx: CommandContext, opts: CatalogRefOptions): Promise<nu
   if (!ref) return EXIT.usage;
   const gf = await ctx.gf();
   const c = withDefaults(await (await gf.catalogs()).get(ref));
-  io.out(opts.json ? `${JSON.stringify(c)}\n` : formatCatalog(c));
+  io.out(opts.json ? `${JSON.stringify(c)}\n` : `${formatCatalog(c)}${await storesBlock(gf)}`);
   return EXIT.ok;
 }
 

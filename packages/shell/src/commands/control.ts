@@ -4,6 +4,7 @@ import { embeddingProgress } from '../format.js';
 import { EXIT } from '../io.js';
 import { clusterOption, clusterPause, clusterStatus } from './cluster.js';
 import { dataOption, jsonOption } from './options.js';
+import { storesBlock } from './stores-block.js';
 import { type CatalogRefOptions, catalogRefOf } from './versions.js';
 import { formatSchedules } from './watch.js';
 
@@ -81,6 +82,7 @@ export const CONTROL_COMMANDS: CommandSpec[] = [
       if (opts.json) ctx.io.out(`${JSON.stringify(runs)}\n`);
       else {
         ctx.io.out(formatStatus(runs));
+        ctx.io.out(`\n${await storesBlock(gf)}`);
         // The schedules: what runs next by itself (watch or serve), and what each last run changed.
         const scheduled = await gf.schedules.list(undefined, { changes: true });
         if (scheduled.length > 0) ctx.io.out(`\nscheduled (watch or serve runs them):\n${formatSchedules(scheduled)}`);

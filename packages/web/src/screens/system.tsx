@@ -1,11 +1,12 @@
 import { get } from '../api';
-import type { ApiAnswers, Catalog, NodeView, Storage } from '../api-types.gen';
+import type { ApiAnswers, Catalog, NodeView, Storage, System } from '../api-types.gen';
 import { bytes, ErrorLine, Loading, num, ScreenTitle, seconds, TableBox, useLoad } from '../ui';
 
 /** This node, what each store holds and its size, and the settings (secrets masked by the API). */
 export function SystemScreen() {
   const node = useLoad('node', (s) => get<NodeView>('/v2/node', s));
   const storage = useLoad('storage', (s) => get<Storage>('/v2/storage', s));
+  const system = useLoad('system', (s) => get<System>('/v2/system', s));
   const settings = useLoad('settings', (s) => get<ApiAnswers['GET /v2/settings']>('/v2/settings', s));
   const catalogs = useLoad('catalogs', (s) => get<Catalog[]>('/v2/catalog', s));
   const nameOf = (id: string) => catalogs.data?.find((c) => c.id === id)?.name ?? id;
@@ -42,6 +43,8 @@ export function SystemScreen() {
       ) : null}
 
       <h2>Stores</h2>
+      <ErrorLine error={system.error} />
+      {system.data ? <StoresInUse system={system.data} /> : null}
       <ErrorLine error={storage.error} />
       {storage.loading && !storage.data ? <Loading what="Measuring the stores (this walks the data folder)" /> : null}
       {storage.data ? (
@@ -146,5 +149,41 @@ export function SystemScreen() {
         </TableBox>
       ) : null}
     </section>
+  );
+}
+
+/** Which store each layer uses, and whether a cluster copies it to every member or shares one (GET /v2/system). */
+function StoresInUse({ system }: { system: System }) {
+  const p = system.providers;
+  const e = p.embeddings;
+  const rows: Array<[string, string, string]> = [
+    ['Records', p.records.provider, system.cluster.records],
+    ['Full-text index', p.index.provider, system.cluster.index],
+    ['Vectors', `${p.vectors.provider} (${p.vectors.collection}_{width})`, system.cluster.vectors],
+    ['Pages and pictures', p.files.provider, system.cluster.files],
+    ['Embeddings', `${e.provider}: ${e.model || 'default model'}${e.dims ? `, ${e.dims} dimensions` : ''}`, '—'],
+  ];
+  return (
+    <TableBox label="Stores in use">
+      <table>
+        <caption>Stores in use</caption>
+        <thead>
+          <tr>
+            <th scope="col">Layer</th>
+            <th scope="col">Provider</th>
+            <th scope="col">In a cluster</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map(([layer, provider, cluster]) => (
+            <tr key={layer}>
+              <th scope="row">{layer}</th>
+              <td>{provider}</td>
+              <td>{cluster}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableBox>
   );
 }
