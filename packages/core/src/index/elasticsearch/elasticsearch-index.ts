@@ -2,12 +2,14 @@ import type { Client } from '@elastic/elasticsearch';
 import type {
   IndexCatalogStats,
   IndexDocument,
+  IndexImage,
   IndexStats,
   OptimizeReport,
   SearchIndex,
   WordsQuery,
   WordsResult,
 } from '../search-index.js';
+import { uniquePictures } from '../sqlite-fts-index.js';
 import { bulkIndex, type EsBulkOptions, Refresher } from './es-bulk.js';
 import { checkEs, type EsConnectionOptions, esCall, esClient, isNotFound } from './es-client.js';
 import {
@@ -240,6 +242,35 @@ export class ElasticsearchIndex implements SearchIndex {
       };
     }
     return { results: [], total: 0, nextCursor: null };
+  }
+
+  /**
+   * The pictures of pages, read from their documents (a meaning hit's page has none in its vector payload): by
+   * resource id, deduplicated by image id; pages the index does not hold are left out.
+   */
+  async picturesOfPages(pages: Array<{ catalogId: string; id: string }>): Promise<Map<string, IndexImage[]>> {
+    const out = new Map<string, IndexImage[]>();
+    const byCatalog = new Map<string, string[]>();
+    for (const p of pages) byCatalog.set(p.catalogId, [...(byCatalog.get(p.catalogId) ?? []), p.id]);
+    for (const [catalogId, ids] of byCatalog) {
+      const index = this.#index(catalogId);
+      await this.#refresher.refresh([index]);
+      const r = await esCall(this.url, `read the pictures of ${ids.length} pages of ${index}`, () =>
+        this.#client.search<Pick<EsPageSource, 'id' | 'images'>>({
+          index,
+          ignore_unavailable: true,
+          allow_no_indices: true,
+          query: { terms: { id: ids } },
+          _source: ['id', 'images'],
+          size: Math.min(10_000, ids.length * 4),
+        }),
+      );
+      for (const h of r.hits.hits) {
+        const s = h._source;
+        if (s) out.set(s.id, uniquePictures([...(out.get(s.id) ?? []), ...(s.images ?? [])]));
+      }
+    }
+    return out;
   }
 
   /** The catalog indices of this prefix. */
