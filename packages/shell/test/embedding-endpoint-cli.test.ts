@@ -152,7 +152,7 @@ describe('embedding providers ollama and openai (CLI)', () => {
     );
   });
 
-  it('a GF_EMBEDDING_URL where nothing listens stops the crawl in one line naming it', async () => {
+  it('a GF_EMBEDDING_URL where nothing listens stops crawl and serve in one line naming it', async () => {
     const port = await closedPort();
     const env = {
       GF_EMBEDDING_PROVIDER: 'openai',
@@ -167,5 +167,12 @@ describe('embedding providers ollama and openai (CLI)', () => {
       `GF_EMBEDDING_URL: nothing answers at http://127.0.0.1:${port}/v1/embeddings (ECONNREFUSED)`,
     );
     process.stdout.write(`refused endpoint: the crawl stopped after ${crawl.ms} ms\n`);
+    // serve asks the endpoint before it listens: the same line, and no server left running
+    const serve = await cli(['serve', '--port', '0', '--data', data], env);
+    expect(serve.code).not.toBe(0);
+    const said = serve.err.trim().split('\n');
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain(`GF_EMBEDDING_URL: nothing answers at http://127.0.0.1:${port}/v1/embeddings`);
+    process.stdout.write(`refused endpoint: serve stopped after ${serve.ms} ms\n`);
   }, 60_000);
 });
