@@ -14,6 +14,7 @@ import {
   encodeEsCursor,
   highlightsOf,
   nextCursorOf,
+  partQuery,
   queryParts,
   searchFields,
   searchRequest,
@@ -176,7 +177,21 @@ describe('Elasticsearch request bodies (the adapter sends these)', () => {
     const rich = catalogIndexBody(analysisPlugins(['analysis-icu', 'analysis-kuromoji']));
     expect(rich.settings).toMatchObject({ analysis: { analyzer: { gf_text: { tokenizer: 'icu_tokenizer' } } } });
     expect(rich.mappings).toMatchObject({ properties: { text: { fields: { ja: { analyzer: 'kuromoji' } } } } });
-    expect(searchFields(analysisPlugins(['analysis-kuromoji']))).toContain('text.ja^1');
+    const ja = searchFields(analysisPlugins(['analysis-kuromoji']));
+    expect(ja).toContain('text.ja^1');
+    // A CJK run: characters in order in the standard fields, the run whole in the language sub-fields.
+    expect(partQuery(queryParts('東京')[0] as string[], ja)).toEqual({
+      bool: {
+        should: [
+          { multi_match: { query: '東 京', type: 'phrase', fields: ['title^10', 'text^1', 'imageText^0.5'] } },
+          { multi_match: { query: '東京', type: 'phrase', fields: ['title.ja^10', 'text.ja^1'] } },
+        ],
+        minimum_should_match: 1,
+      },
+    });
+    expect(partQuery(['tokyo'], ja)).toEqual({
+      multi_match: { query: 'tokyo', type: 'most_fields', fields: ja, operator: 'and' },
+    });
   });
 
   it('warns naming the missing plugin only for text in its script', () => {

@@ -57,8 +57,6 @@ export class ElasticsearchIndex implements SearchIndex {
   readonly #options: ElasticsearchIndexOptions;
   readonly #client: Client;
   readonly #refresher: Refresher;
-  /** Catalog indices known to exist (made or seen by this process). */
-  readonly #made = new Set<string>();
   #plugins: Promise<AnalysisPlugins> | undefined;
   /** Missing-plugin warnings per catalog, each said once and given again by optimize. */
   readonly #warnings = new Map<string, Set<string>>();
@@ -94,8 +92,11 @@ export class ElasticsearchIndex implements SearchIndex {
     return this.#plugins;
   }
 
+  /**
+   * Make the catalog's index when it is missing. Asked before every write, not remembered: an index purged by another
+   * process meanwhile must not come back through the bulk request's auto-creation, without the mappings.
+   */
   async #ensure(index: string): Promise<void> {
-    if (this.#made.has(index)) return;
     const plugins = await this.plugins();
     await esCall(this.url, `create the index ${index}`, async () => {
       const exists = await this.#client.indices.exists({ index });
@@ -108,7 +109,6 @@ export class ElasticsearchIndex implements SearchIndex {
         }
       }
     });
-    this.#made.add(index);
   }
 
   async upsert(docs: IndexDocument[]): Promise<void> {
@@ -197,7 +197,6 @@ export class ElasticsearchIndex implements SearchIndex {
     await esCall(this.url, `delete the index ${index}`, () =>
       this.#client.indices.delete({ index, ignore_unavailable: true }),
     );
-    this.#made.delete(index);
     this.#refresher.forget(index);
   }
 

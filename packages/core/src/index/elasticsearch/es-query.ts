@@ -61,8 +61,27 @@ export function versionFilter(scopes: WordsQuery['scopes']): Record<string, unkn
   return { terms: { catalogVersion: scopes.map((s) => catalogVersionKey(s.catalogId, s.version)) } };
 }
 
-/** One part in any of the fields: a word (every field's score summed) or a phrase (its words in order). */
-function partQuery(part: string[], fields: string[]): Record<string, unknown> {
+const CJK_CHAR = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]$/u;
+
+/**
+ * One part in any of the fields: a word (every field's score summed) or a phrase (its words in order). A CJK run
+ * (its characters, as queryParts splits it) is a phrase of characters in the fields analysed by the standard
+ * tokenizer, and the run whole in the language sub-fields (`text.ja`…), whose analyzer finds its words.
+ */
+export function partQuery(part: string[], fields: string[]): Record<string, unknown> {
+  const lang = fields.filter((f) => f.split('^')[0]?.includes('.'));
+  if (lang.length > 0 && part.every((t) => CJK_CHAR.test(t))) {
+    const base = fields.filter((f) => !lang.includes(f));
+    return {
+      bool: {
+        should: [
+          { multi_match: { query: part.join(' '), type: 'phrase', fields: base } },
+          { multi_match: { query: part.join(''), type: 'phrase', fields: lang } },
+        ],
+        minimum_should_match: 1,
+      },
+    };
+  }
   return part.length > 1
     ? { multi_match: { query: part.join(' '), type: 'phrase', fields } }
     : { multi_match: { query: part[0], type: 'most_fields', fields, operator: 'and' } };

@@ -28,7 +28,6 @@ export class EsVectorStore implements VectorStore {
   readonly dims: number;
   readonly index: string;
   readonly #ctx: EsVectorContext;
-  #made = false;
 
   constructor(ctx: EsVectorContext, collection: string, dims: number) {
     this.#ctx = ctx;
@@ -54,8 +53,8 @@ export class EsVectorStore implements VectorStore {
     });
   }
 
+  /** Make the index when it is missing; asked before every write (another process may have removed it). */
   async #ensure(): Promise<void> {
-    if (this.#made) return;
     await this.#call('create the index', async (client) => {
       if (await client.indices.exists({ index: this.index })) return;
       try {
@@ -65,7 +64,6 @@ export class EsVectorStore implements VectorStore {
         if (type !== 'resource_already_exists_exception') throw err;
       }
     });
-    this.#made = true;
   }
 
   async upsert(points: VectorPoint[]): Promise<void> {
@@ -125,7 +123,19 @@ export class EsVectorStore implements VectorStore {
         sort: [{ 'payload.chunkIndex': { order: 'asc' } }],
         size: 1000,
       });
-      return r.hits.hits.map((h) => {
+      let hits = r.hits.hits;
+      // Elasticsearch 9 leaves dense vectors out of _source unless asked (exclude_vectors, which 8.x does not know).
+      if (hits.some((h) => !Array.isArray((h._source as { vector?: unknown } | undefined)?.vector))) {
+        const again = await client.search({
+          index: this.index,
+          query: pointsFilter(catalogId, version, resourceId),
+          sort: [{ 'payload.chunkIndex': { order: 'asc' } }],
+          size: 1000,
+          _source: { exclude_vectors: false } as Record<string, unknown>,
+        });
+        hits = again.hits.hits;
+      }
+      return hits.map((h) => {
         const s = h._source as { vector: number[]; payload: VectorPoint['payload'] };
         return { id: String(h._id), vector: Float32Array.from(s.vector), payload: s.payload };
       });
