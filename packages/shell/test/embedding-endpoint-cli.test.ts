@@ -152,6 +152,39 @@ describe('embedding providers ollama and openai (CLI)', () => {
     );
   });
 
+  it('GF_PRELOAD_TEXT_MODEL=true: serve loads the local model once it listens, without a search asking', async () => {
+    const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--data', join(tmp.path, 'preload')], {
+      env: { ...process.env, GF_PRELOAD_TEXT_MODEL: 'true', GF_EMBEDDING_PROVIDER: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (b: Buffer) => {
+      err += b.toString();
+    });
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        const deadline = setTimeout(() => reject(new Error(`no preload line within 60 s:\n${out}\n${err}`)), 60_000);
+        child.stdout.on('data', (b: Buffer) => {
+          out += b.toString();
+          const found = out.split('\n').find((l) => l.includes('text model preloaded'));
+          if (found) {
+            clearTimeout(deadline);
+            resolve(found);
+          }
+        });
+        void exited.then((code) => reject(new Error(`serve exited (${code}) before preloading:\n${err}`)));
+      });
+      expect(err).toContain('greenfinger: serving http://127.0.0.1:');
+      expect(JSON.parse(line).msg).toMatch(/^text model preloaded: \S/);
+      process.stdout.write(`${JSON.parse(line).msg}\n`);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  }, 90_000);
+
   it('a GF_EMBEDDING_URL where nothing listens stops crawl and serve in one line naming it', async () => {
     const port = await closedPort();
     const env = {
