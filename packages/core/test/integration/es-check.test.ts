@@ -1,8 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigError } from '@greenfinger/core';
+import { errors } from '@elastic/elasticsearch';
+import { ConfigError, CrawlerError } from '@greenfinger/core';
 import { checkEs } from '@greenfinger/core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { esError } from '../../src/index/elasticsearch/es-client.js';
 
 /**
  * GF_ES_URL pointing at a server that is not Elasticsearch (another service on that port, a proxy) is refused at
@@ -43,5 +45,16 @@ describe('checkEs: a url whose server is not Elasticsearch', () => {
 
   it('a url that is not http(s) names GF_ES_URL', async () => {
     await expect(checkEs({ url: 'ftp://127.0.0.1/' })).rejects.toMatchObject({ field: 'GF_ES_URL' });
+  });
+
+  it("a deadline passed during work is the server's load, not a wrong url; a refused connection is the url", () => {
+    const slow = esError(new errors.TimeoutError('Request timed out'), base, 'search x');
+    expect(slow).toBeInstanceOf(CrawlerError);
+    expect(slow).not.toBeInstanceOf(ConfigError);
+    expect(slow.code).toBe('STORAGE');
+    const atStart = esError(new errors.TimeoutError('Request timed out'), base, 'answer');
+    expect(atStart).toMatchObject({ field: 'GF_ES_URL' });
+    const refused = esError(new errors.ConnectionError('connect ECONNREFUSED'), base, 'search x');
+    expect(refused).toMatchObject({ field: 'GF_ES_URL' });
   });
 });

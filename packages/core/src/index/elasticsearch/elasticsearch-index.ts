@@ -11,7 +11,7 @@ import type {
 } from '../search-index.js';
 import { uniquePictures } from '../sqlite-fts-index.js';
 import { bulkIndex, type EsBulkOptions, Refresher } from './es-bulk.js';
-import { checkEs, type EsConnectionOptions, esCall, esClient, isNotFound } from './es-client.js';
+import { checkEs, type EsConnectionOptions, esCall, esClient, isNotFound, LONG_REQUEST_MS } from './es-client.js';
 import {
   type AnalysisPlugins,
   analysisPlugins,
@@ -161,7 +161,10 @@ export class ElasticsearchIndex implements SearchIndex {
     await this.#refresher.refresh([index]);
     return esCall(this.url, doing, async () => {
       try {
-        const r = await this.#client.deleteByQuery({ index, query, refresh: true, conflicts: 'proceed' });
+        const r = await this.#client.deleteByQuery(
+          { index, query, refresh: true, conflicts: 'proceed' },
+          { requestTimeout: LONG_REQUEST_MS },
+        );
         return r.deleted ?? 0;
       } catch (err) {
         if (isNotFound(err)) return 0;

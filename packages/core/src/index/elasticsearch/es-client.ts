@@ -23,6 +23,9 @@ export interface EsConnectionOptions {
   timeoutMs?: number | undefined;
 }
 
+/** Deadline of a delete-by-query (a whole version of a large catalog). */
+export const LONG_REQUEST_MS = 600_000;
+
 /** Deadline of the reachability check (`check`): the CLI and `serve` stop on it within seconds. */
 export const ES_CHECK_TIMEOUT_MS = 5_000;
 
@@ -65,6 +68,13 @@ export function esClient(options: EsConnectionOptions, timeoutMs = options.timeo
  */
 export function esError(err: unknown, url: string, doing: string): CrawlerError {
   if (err instanceof CrawlerError) return err;
+  // A deadline passed on a server that answered before is its load (or a large request), not a wrong url.
+  if (err instanceof errors.TimeoutError && doing !== 'answer') {
+    return new CrawlerError('STORAGE', `Elasticsearch at ${url} did not finish in time to ${doing}`, {
+      fix: 'the server is busy or the request large: look at its load, then run the command again',
+      cause: err,
+    });
+  }
   if (
     err instanceof errors.ConnectionError ||
     err instanceof errors.TimeoutError ||

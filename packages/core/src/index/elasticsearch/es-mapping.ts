@@ -130,7 +130,7 @@ export function catalogIndexBody(plugins: AnalysisPlugins): {
         imageText: text(false),
         linkDensity: { type: 'float' },
         detailFactor: { type: 'float' },
-        fetchedAt: { type: 'date' },
+        fetchedAt: { type: 'date', ignore_malformed: true },
       },
     },
   };

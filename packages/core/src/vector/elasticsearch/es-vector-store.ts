@@ -1,6 +1,6 @@
 import type { Client } from '@elastic/elasticsearch';
 import { bulkIndex, type EsBulkOptions, type Refresher } from '../../index/elasticsearch/es-bulk.js';
-import { esCall, isNotFound } from '../../index/elasticsearch/es-client.js';
+import { esCall, isNotFound, LONG_REQUEST_MS } from '../../index/elasticsearch/es-client.js';
 import type { VectorCollectionStats, VectorHit, VectorPoint, VectorQuery, VectorStore } from '../vector-store.js';
 import {
   checkWidth,
@@ -94,7 +94,10 @@ export class EsVectorStore implements VectorStore {
 
   #deleteBy(query: Record<string, unknown>): Promise<number> {
     return this.#read('delete', 0, async (client) => {
-      const r = await client.deleteByQuery({ index: this.index, query, refresh: true, conflicts: 'proceed' });
+      const r = await client.deleteByQuery(
+        { index: this.index, query, refresh: true, conflicts: 'proceed' },
+        { requestTimeout: LONG_REQUEST_MS },
+      );
       return r.deleted ?? 0;
     });
   }
