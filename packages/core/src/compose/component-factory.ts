@@ -184,7 +184,7 @@ export class ComponentFactory implements NodeContext, NodeStores {
    */
   async checkStores(): Promise<void> {
     this.vectorFamily();
-    this.index();
+    if (this.settings.indexProvider !== 'sqlite') this.index();
     await Promise.all(this.#remote.map((store) => store.check()));
   }
 
