@@ -11,7 +11,7 @@ import { renderPattern } from '../packages/core/src/fetch/render-pattern.ts';
 import { createRenderingDetector } from '../packages/core/src/fetch/rendering-detector.ts';
 import { startCorpus } from '../packages/core/test/support/corpus.ts';
 import { measure, waitForQuiet } from './lib/measure.mjs';
-import { fmt, goal, mdTable, median, repoRoot, saveResults } from './lib/report.mjs';
+import { fmt, goal, machine, mdTable, median, repoRoot, saveResults } from './lib/report.mjs';
 
 const WRAPPER = join(repoRoot, 'greenfinger');
 const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
@@ -68,17 +68,21 @@ export function analyseLog(lines) {
  */
 function ours(
   label,
-  { outputs = 'file+index', concurrency = 16, threads = concurrency, noImages = false, extractor, env } = {},
+  { outputs = 'file+index', concurrency = 16, threads = concurrency, noImages = false, extractor, env, tree } = {},
 ) {
+  // `tree`: a built checkout whose dist/bin.js runs directly with the wrapper's malloc tuning (the wrapper would
+  // rebuild a tree whose sources changed, inside the measured crawl).
+  const direct = tree ? { MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '0', MALLOC_TOP_PAD_: '0', ...env } : env;
   return {
     label,
-    ours: true,
+    ours: !tree,
     start(corpus) {
       const data = mkdtempSync(join(tmpdir(), 'gf-bench-data-'));
       const origin = `${corpus.url}/`;
       return {
-        command: WRAPPER,
+        command: tree ? process.execPath : WRAPPER,
         args: [
+          ...(tree ? [join(tree, 'packages/shell/dist/bin.js')] : []),
           'crawl',
           '--url',
           origin,
@@ -98,7 +102,7 @@ function ours(
           ...(noImages ? ['--no-images'] : []),
           ...(extractor ? ['--extractor', extractor] : []),
         ],
-        env: env ? { ...process.env, ...env } : undefined,
+        env: direct ? { ...process.env, ...direct } : undefined,
         cleanup: () => rmSync(data, { recursive: true, force: true }),
       };
     },
@@ -311,8 +315,35 @@ function savedOnce(records) {
   return { pass: problems.length === 0, detail };
 }
 
-/** `handbook` or `python`: ours vs Crawlee vs Scrapy. */
-export async function compareBench(corpusName, { runs = 3, crawlers: only, quietWaitS } = {}) {
+/**
+ * `handbook` or `python`: ours vs Crawlee vs Scrapy. With `before` (a built checkout of an older commit), ours
+ * against that tree instead, both run from their dist/bin.js (this tree as built now: nothing is rebuilt).
+ */
+export async function compareBench(corpusName, { runs = 3, crawlers: only, quietWaitS, before } = {}) {
+  if (before) {
+    const pair = [ours('greenfinger', { tree: repoRoot }), ours('greenfinger before', { tree: before })];
+    console.log(`\n== ${corpusName}: this tree vs ${before}, ${runs} run(s) ==`);
+    const records = await runAll(corpusName, pair, runs, () => ({}), quietWaitS);
+    const [now, then] = pair.map((c) => summarise(records, c.label));
+    console.log(`\n${crawlTable([now, then])}\n`);
+    const saved = savedOnce(records);
+    return {
+      goals: [
+        goal(
+          `${corpusName}: no slower than before`,
+          now.wallS <= then.wallS * 1.05,
+          `${fmt(now.wallS, 2)} s vs ${fmt(then.wallS, 2)} s (medians, 5 % allowed)`,
+        ),
+        goal(
+          `${corpusName}: no more memory than before`,
+          now.peakRssMb <= then.peakRssMb * 1.05,
+          `${fmt(now.peakRssMb, 0)} MB vs ${fmt(then.peakRssMb, 0)} MB (medians, 5 % allowed)`,
+        ),
+        goal(`${corpusName}: every page saved exactly once`, saved.pass, saved.detail),
+      ],
+      file: saveResults(`${corpusName}-before`, { before, runs, records, summaries: [now, then], machine: machine() }),
+    };
+  }
   const all = [ours('greenfinger'), crawlee, scrapy];
   const noImages = ours('greenfinger --no-images', { noImages: true });
   const crawlers = only

@@ -1,5 +1,6 @@
 // On-demand benchmarks: npm run bench -- <name> [--runs N] [options]
 //   handbook | python   our crawl vs Crawlee and Scrapy over a real corpus        (--crawlers ours,crawlee,scrapy)
+//                       --before DIR: this tree vs a built checkout of an older commit instead (wall, peak RSS)
 //   latency             handbook behind a --latency 50 proxy vs none               (--latency MS, --concurrency N)
 //   vectors             python with vectors on vs off
 //   frontier            LevelFrontier / LevelUrlFilter at 100k and 1M urls
@@ -23,17 +24,8 @@
 //                       not in `all`: always-browser renders every page, about 1 page/s on 2 cores)
 // Every crawl first waits (at most --quiet-wait S, default 60) for the rest of the machine to go quiet.
 // Results: a markdown table per bench on stdout, JSON in bench/results/<name>-<stamp>.json.
-import { apiLoadBench } from './api-load.mjs';
-import { clusterBench } from './cluster.mjs';
-import { compareBench, extractorBench, latencyBench, vectorsBench } from './crawl.mjs';
-import { embedBench } from './embed.mjs';
-import { frontierBench } from './frontier-bench.mjs';
-import { onnxUseLiteBench } from './onnx-use-lite.mjs';
-import { renderBench } from './render.mjs';
-import { searchBench } from './search.mjs';
-import { searchQualityBench } from './search-quality.mjs';
-import { soakBench } from './soak.mjs';
 
+// Each bench's module is loaded when it runs: one that does not load (a source file half edited) stops only its bench.
 const NAMES = [
   'handbook',
   'python',
@@ -88,26 +80,31 @@ const failed = [];
 for (const name of wanted) {
   let result;
   if (name === 'handbook' || name === 'python') {
-    result = await compareBench(name, { runs, crawlers: opts.crawlers?.split(','), quietWaitS });
+    result = await (await import('./crawl.mjs')).compareBench(name, {
+      runs,
+      crawlers: opts.crawlers?.split(','),
+      quietWaitS,
+      before: opts.before,
+    });
   } else if (name === 'latency') {
-    result = await latencyBench({
+    result = await (await import('./crawl.mjs')).latencyBench({
       runs,
       latencyMs: num('latency', 50),
       concurrency: num('concurrency', 64),
       quietWaitS,
     });
   } else if (name === 'extractor') {
-    result = await extractorBench({ runs, quietWaitS });
+    result = await (await import('./crawl.mjs')).extractorBench({ runs, quietWaitS });
   } else if (name === 'vectors') {
-    result = await vectorsBench({ runs, quietWaitS });
+    result = await (await import('./crawl.mjs')).vectorsBench({ runs, quietWaitS });
   } else if (name === 'embed') {
-    result = await embedBench({
+    result = await (await import('./embed.mjs')).embedBench({
       variants: opts.variants ? opts.variants.split(',') : undefined,
       recallQueries: num('recall-queries', 40),
       quietWaitS,
     });
   } else if (name === 'cluster') {
-    result = await clusterBench({
+    result = await (await import('./cluster.mjs')).clusterBench({
       runs,
       latencyMs: num('latency', 50),
       threads: num('threads', 16),
@@ -115,11 +112,19 @@ for (const name of wanted) {
       quietWaitS,
     });
   } else if (name === 'soak') {
-    result = await soakBench({ pages: num('pages', 100_000), threads: num('threads', 16), quietWaitS });
+    result = await (await import('./soak.mjs')).soakBench({
+      pages: num('pages', 100_000),
+      threads: num('threads', 16),
+      quietWaitS,
+    });
   } else if (name === 'render') {
-    result = await renderBench({ client: num('client', 200), statics: num('static', 2000), quietWaitS });
+    result = await (await import('./render.mjs')).renderBench({
+      client: num('client', 200),
+      statics: num('static', 2000),
+      quietWaitS,
+    });
   } else if (name === 'use-lite-onnx') {
-    result = await onnxUseLiteBench({
+    result = await (await import('./onnx-use-lite.mjs')).onnxUseLiteBench({
       chunks: num('chunks', 480),
       perPage: num('per-page', 3),
       batch: num('batch', 16),
@@ -127,18 +132,22 @@ for (const name of wanted) {
       quietWaitS,
     });
   } else if (name === 'api-load') {
-    result = await apiLoadBench({
+    result = await (await import('./api-load.mjs')).apiLoadBench({
       clients: num('clients', 32),
       seconds: num('seconds', 10),
       data: opts.data,
       keep: opts.keep === 'true',
     });
   } else if (name === 'search-quality') {
-    result = await searchQualityBench({ data: opts.data, misses: opts.misses === 'true', set: opts.set });
+    result = await (await import('./search-quality.mjs')).searchQualityBench({
+      data: opts.data,
+      misses: opts.misses === 'true',
+      set: opts.set,
+    });
   } else if (name === 'frontier') {
-    result = await frontierBench();
+    result = await (await import('./frontier-bench.mjs')).frontierBench();
   } else {
-    result = await searchBench({
+    result = await (await import('./search.mjs')).searchBench({
       pages: num('pages', 100_000),
       queries: num('queries', 300),
       data: opts.data,
