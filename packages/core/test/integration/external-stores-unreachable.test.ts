@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { ConfigError, type CrawlerError, Greenfinger, QdrantFamily, S3BlobStore } from '@greenfinger/core/internal';
 import { describe, expect, it } from 'vitest';
 import { createTempDir } from '../support/tmp.js';
@@ -108,6 +108,33 @@ describe('external stores where nothing answers', () => {
     expect(bad).not.toBeInstanceOf(ConfigError);
     await store.close();
   });
+
+  it('a server that takes the connection and never answers fails the check at its deadline, naming the setting', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
+    try {
+      const store = new S3BlobStore({
+        endpoint: url,
+        bucket: 'b',
+        accessKeyId: 'k',
+        secretAccessKey: 's',
+        forcePathStyle: true,
+      });
+      const [qdrant, s3] = await Promise.all([
+        failure(new QdrantFamily({ url, collection: 'greenfinger_text' }).check()),
+        failure(store.check()),
+      ]);
+      expect(qdrant.message).toBe(`GF_QDRANT_URL: no Qdrant answers at ${url} (ETIMEDOUT)`);
+      expect(s3.message).toMatch(new RegExp(`^GF_S3_ENDPOINT: no S3 server answers at ${url} \\(`));
+      expect(sockets.length).toBeGreaterThanOrEqual(2);
+      await store.close();
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((r) => silent.close(() => r()));
+    }
+  }, 30_000);
 
   it('with the embedded defaults, opening sends nothing anywhere', async () => {
     using dir = createTempDir('gf-embedded-');

@@ -268,7 +268,12 @@ async function s3Client(options: S3BlobStoreOptions, timeoutMs: number, maxAttem
     // Checksums only where S3 requires them: older MinIO and other S3-compatible servers refuse the new trailers.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-    requestHandler: { connectionTimeout: Math.min(timeoutMs, 5_000), requestTimeout: timeoutMs },
+    // A server that takes the connection and says nothing fails at the deadline (the SDK would only warn).
+    requestHandler: {
+      connectionTimeout: Math.min(timeoutMs, 5_000),
+      requestTimeout: timeoutMs,
+      throwOnRequestTimeout: true,
+    },
   });
 }
 

@@ -30,7 +30,7 @@ export function networkCode(err: unknown): string | undefined {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return code;
     const name = (e as { name?: unknown }).name;
-    if (name === 'TimeoutError' || name === 'AbortError') return 'ETIMEDOUT';
+    if (name === 'TimeoutError' || name === 'AbortError' || name === 'QdrantClientTimeoutError') return 'ETIMEDOUT';
     e = (e as { cause?: unknown }).cause;
   }
   // fetch's own refusal (a port fetch never dials, a malformed host): no code, only its cause's message.
