@@ -33,7 +33,8 @@ export function feedRoutes(app: FastifyInstance, ctx: ApiContext): void {
     },
     async (req) => {
       const catalog = await (await gf.catalogs()).get(catalogRef(req.params.ref));
-      const pushed = await pushChangedUrls(gf.factory.blobs, catalog, req.body.urls);
+      // Through the administrative writer: on a cluster the leader, which reads the feeds, records it.
+      const pushed = await pushChangedUrls(gf.factory.writer, catalog, req.body.urls);
       if (pushed.recorded.length === 0) {
         const first = pushed.refused[0];
         throw new CrawlerError(

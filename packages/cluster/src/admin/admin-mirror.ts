@@ -27,7 +27,8 @@ export async function upsertCatalog(store: CatalogStore, row: Catalog): Promise<
  * The rule for a database of its own (per-node SQLite; docs/cluster.md, "One writer"): after the leader carried out an
  * administrative write, the caller applies it to its own stores too — a catalog row exactly as the leader's answer
  * has it (so versions and times match the leader's), a deleted catalog deleted, and every other write (publishing
- * into its search registry, version and url deletion, prune, users, tokens) repeated on its own writer. With a shared
+ * into its search registry, version and url deletion, prune, users, tokens, saved searches) repeated on its own
+ * writer, except a push of changed urls (the leader's files alone hold it). With a shared
  * database (PostgreSQL) the leader's write is already everyone's and nothing is written here. A failure here is
  * logged, not thrown: the write itself is done.
  */
@@ -51,6 +52,8 @@ export async function mirrorWrite(
       if (value === true) await ctx.db.catalogs.delete(String(args[0]));
       return;
     }
+    // A push is the leader's to read (it reads the run's feeds): a copy here would be fetched a second time.
+    if (op === 'recordPush') return;
     const write = ctx.local[op] as (...a: unknown[]) => Promise<unknown>;
     await write.apply(ctx.local, args);
   } catch (err) {

@@ -17,6 +17,9 @@ export const ADMIN_OPS = [
   'updateUser',
   'deleteUser',
   'revokeToken',
+  'createAlert',
+  'deleteAlert',
+  'recordPush',
 ] as const satisfies ReadonlyArray<keyof AdminWriter>;
 
 /** One of them. */

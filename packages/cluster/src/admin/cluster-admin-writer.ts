@@ -1,5 +1,6 @@
 import type {
   AdminWriter,
+  AlertRow,
   Catalog,
   CatalogDefinitionFields,
   DeleteResultRow,
@@ -127,5 +128,16 @@ export class ClusterAdminWriter implements AdminWriter {
   }
   revokeToken(tokenId: string, expiresAt: string): Promise<void> {
     return this.#route('revokeToken', [tokenId, expiresAt], (w) => w.revokeToken(tokenId, expiresAt));
+  }
+  /** A saved search: stored by the leader (and, with a database of its own, here too), so the leader matches it. */
+  createAlert(row: AlertRow): Promise<void> {
+    return this.#route('createAlert', [row], (w) => w.createAlert(row));
+  }
+  deleteAlert(catalogId: string, alertId: string): Promise<boolean> {
+    return this.#route('deleteAlert', [catalogId, alertId], (w) => w.deleteAlert(catalogId, alertId));
+  }
+  /** A push of changed urls: recorded in the leader's files, where the run's feeds are read (not here too). */
+  recordPush(catalogId: string, urls: string[]): Promise<string> {
+    return this.#route('recordPush', [catalogId, urls], (w) => w.recordPush(catalogId, urls));
   }
 }

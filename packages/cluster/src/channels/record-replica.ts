@@ -66,6 +66,8 @@ export function replicatedRecords(
     resources,
     ledger,
     users: db.users,
+    // Saved searches are administrative rows (written through the leader's writer), not a run's: not sent.
+    alerts: db.alerts,
     migrate: () => db.migrate(),
     close: () => db.close(),
   };

@@ -1,6 +1,8 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { AlertRow } from '../alerts/alert-store.js';
 import { CrawlerError } from '../errors.js';
+import { recordPush } from '../feeds/feed-state.js';
 import { type EmbeddingState, meaningVersionOf } from '../index/catalog-registry.js';
 import type { Catalog, RunningState } from '../model.js';
 import type { LedgerRow, UserRow } from '../storage/record-store.js';
@@ -107,6 +109,19 @@ export interface AdminWriter {
   deleteUser(name: string): Promise<boolean>;
   /** Sign a token out until `expiresAt` (ISO), when it would have expired anyway; idempotent. */
   revokeToken(tokenId: string, expiresAt: string): Promise<void>;
+  /**
+   * Store a saved search (`alert add`, docs/freshness.md#saved-searches). Storing the very row already there again
+   * does nothing. @throws CrawlerError CONFLICT when the catalog has another of that name
+   */
+  createAlert(row: AlertRow): Promise<void>;
+  /** Remove a saved search of a catalog; false when it was not there. */
+  deleteAlert(catalogId: string, alertId: string): Promise<boolean>;
+  /**
+   * Record urls pushed as changed (`POST /v2/catalog/{ref}/changed`, already normalised and in the catalog's scope)
+   * where the catalog's next merge reads them: the file store of the node that reads the change feeds (a cluster's
+   * leader). Returns the push's key.
+   */
+  recordPush(catalogId: string, urls: string[]): Promise<string>;
 }
 
 /** What meaning search reads in a written catalogs.json entry: as it says now, the version itself, or as published. */
@@ -288,6 +303,34 @@ export class LocalAdminWriter implements AdminWriter {
 
   async deleteUrl(row: LedgerRow, dryRun: boolean): Promise<UrlLayerCount[]> {
     return eraseUrl(this.#f, row, dryRun);
+  }
+
+  async createAlert(row: AlertRow): Promise<void> {
+    const alerts = await this.#alerts();
+    try {
+      await alerts.create(row);
+    } catch (err) {
+      const held = err instanceof CrawlerError && err.code === 'CONFLICT' ? await alerts.list(row.catalogId) : [];
+      if (!held.some((a) => a.id === row.id && a.name === row.name && a.query === row.query)) throw err;
+    }
+  }
+
+  async deleteAlert(catalogId: string, alertId: string): Promise<boolean> {
+    return (await this.#alerts()).delete(catalogId, alertId);
+  }
+
+  recordPush(catalogId: string, urls: string[]): Promise<string> {
+    return recordPush(this.#f.blobs, catalogId, urls);
+  }
+
+  async #alerts() {
+    const store = (await this.#f.database()).alerts;
+    if (!store) {
+      throw new CrawlerError('CONFIG', 'this record database keeps no saved searches', {
+        fix: 'use the embedded SQLite database or PostgreSQL (DATABASE_URL)',
+      });
+    }
+    return store;
   }
 
   /** The catalog's whole index, its asset folder, its frontiers and its entry in catalogs.json. */

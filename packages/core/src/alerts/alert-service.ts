@@ -102,7 +102,9 @@ export class AlertService {
       lastFiredAt: null,
       lastMatches: null,
     };
-    await (await this.#store()).create(row);
+    await this.#store();
+    // Through the one writer of administrative writes (a cluster's leader; docs/freshness.md#saved-searches).
+    await this.#d.factory.writer.createAlert(row);
     return row;
   }
 
@@ -129,7 +131,7 @@ export class AlertService {
     const scope = ref ? [await catalogs.get(ref)] : await catalogs.list();
     for (const catalog of scope) {
       const row = (await store.list(catalog.id)).find((a) => a.id === idOrName || (ref && a.name === idOrName));
-      if (row && (await store.delete(catalog.id, row.id))) return row;
+      if (row && (await this.#d.factory.writer.deleteAlert(catalog.id, row.id))) return row;
     }
     const named = ref ? scope[0]?.name : undefined;
     throw new CrawlerError(
