@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import {
   type AdminWriter,
+  clusterSharing,
   type DeleteLayer,
   eraseUrl,
   type Greenfinger,
@@ -125,6 +126,8 @@ export class DeletionFollower {
       if (l === 'db') return db.kind === 'sqlite';
       if (l === 'file') return isPerNodeBlobStore(gf.factory.blobs);
       if (l === 'vector') return isPerNodeVectorFamily(gf.factory.vectorFamily());
+      // a shared index (Elasticsearch): the leader's deletion reached it already (channel-plan.ts)
+      if (l === 'index') return clusterSharing(gf.settings).index === 'replicated';
       return true;
     });
   }
@@ -166,7 +169,7 @@ export class DeletionFollower {
   /** Everything of a deleted catalog this member holds: index, vectors and files (per node), frontiers, its rows. */
   async #purgeCatalog(catalogId: string, ownRow: boolean): Promise<void> {
     const f = this.#o.gf().factory;
-    await f.index().purge(catalogId);
+    if (clusterSharing(f.settings).index === 'replicated') await f.index().purge(catalogId);
     if (isPerNodeVectorFamily(f.vectorFamily())) await f.vectorFamily().purge(catalogId);
     if (isPerNodeBlobStore(f.blobs)) await f.blobs.deletePrefix(`assets/${catalogId}`);
     await rm(dirname(f.layout.frontierDir(catalogId, 0)), { recursive: true, force: true });
