@@ -66,7 +66,9 @@ describe('verbs', () => {
 
   it('merge: an unchanged site answers 304 and nothing is written; one changed page is rewritten under its id', async () => {
     await first();
-    const cat = await catalog();
+    // The ordinary merge (no change feed): this site's sitemap would be the default feed, which leaves the pages it
+    // does not date to their recrawl interval (change-feeds.test.ts, default-sitemap-feed.test.ts).
+    const cat = await (await gf.catalogs()).update((await catalog()).id, { settings: { changeFeeds: ['none'] } });
     const db = await gf.database();
     const before = await db.resources.findResourceByUrlHash(
       cat.id,
@@ -120,6 +122,7 @@ describe('verbs', () => {
     const hits = await gf.search.search({ q: 'persimmons' });
     expect(hits.results.map((h) => h.id)).toEqual([before!.id]);
     expect((await db.resources.count(cat.id, 0)).resources).toBe(fixtureFacts.savedCount);
+    await (await gf.catalogs()).update(cat.id, { settings: { changeFeeds: [] } });
   });
 
   it('rebuild writes a new version while search keeps answering from the published one', async () => {
