@@ -99,6 +99,6 @@ suites=(
 )
 for f in packages/core/test/contract/search-index.elasticsearch.test.ts \
   packages/core/test/contract/vector-store.elasticsearch.test.ts; do
-  [[ -f "$f" ]] && suites+=("$f")
+  if [[ -f "$f" ]]; then suites+=("$f"); fi
 done
 npx vitest run "${suites[@]}"

@@ -40,7 +40,7 @@ export function describeBlobStoreContract(name: string, open: (root: string) => 
       store = harness.store;
     });
     afterEach(async () => {
-      await harness.dispose();
+      await harness?.dispose();
       dir.remove();
     });
 
