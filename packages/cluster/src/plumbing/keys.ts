@@ -76,6 +76,14 @@ export class ClusterKeys {
   get schedules(): string {
     return `${this.prefix}schedules`;
   }
+  /**
+   * The change sets of completed runs not yet recorded (a hash, run id → the entry): written before a run reads as
+   * completed, removed once its change log entry is written and its publications told (run-changes.ts), so a next
+   * leader records what a leader that died in between did not.
+   */
+  get changesOwed(): string {
+    return `${this.prefix}changes:owed`;
+  }
   /** The stopped run of a catalog that `resume --cluster` continues (run-resume.ts), while its queue is kept. */
   resumable(catalogId: string): string {
     return `${this.prefix}resumable:${catalogId}`;

@@ -62,7 +62,7 @@ export interface RunChangesContext {
  */
 export async function announceRunChanges(
   ctx: RunChangesContext,
-  info: RunInfo,
+  info: Pick<RunInfo, 'catalog' | 'version' | 'action'>,
   runId: string,
   entry: ChangeLogEntry,
   expirySeconds: number,
@@ -102,4 +102,57 @@ export async function followRunChanges(ctx: RunChangesContext, runId: string): P
   if (log.some((e) => e.version === entry.version && e.at === entry.at && e.action === entry.action)) return false;
   await ctx.gf.changes.record(entry);
   return true;
+}
+
+/** What a leader keeps of a run's change set until it is recorded (`changes:owed`). */
+interface OwedChanges {
+  info: Pick<RunInfo, 'catalog' | 'version' | 'action'>;
+  entry: ChangeLogEntry;
+}
+
+/**
+ * A run's change set as it is owed (the `changes:owed` field the completion writes with `completed`, in one script)
+ * until {@link settleRunChanges} records it: a leader that dies between completing the run and recording it leaves
+ * it to the next leader.
+ */
+export function oweRunChanges(info: RunInfo, entry: ChangeLogEntry): string {
+  const owed: OwedChanges = { info: { catalog: info.catalog, version: info.version, action: info.action }, entry };
+  return JSON.stringify(owed);
+}
+
+/** The run's change set recorded and told (once more, when the leader that completed it did so and died before this). */
+export async function settleRunChanges(
+  ctx: RunChangesContext,
+  runId: string,
+  info: Pick<RunInfo, 'catalog' | 'version' | 'action'>,
+  entry: ChangeLogEntry,
+  expirySeconds: number,
+): Promise<void> {
+  await announceRunChanges(ctx, info, runId, entry, expirySeconds);
+  await ctx.redis.hdel(ctx.keys.changesOwed, runId);
+}
+
+/**
+ * On the leader, each pass of its watch: the change sets of runs that completed but whose leader did not record them
+ * (it died in between) are recorded now, by this leader; an owed set of a run that never completed stays for the
+ * leader that completes it, and one whose run's keys are gone is dropped. At least once: a leader that lost the lease
+ * while recording may have done it too.
+ */
+export async function recordOwedChanges(ctx: RunChangesContext, expirySeconds: number): Promise<number> {
+  if ((await ctx.redis.hlen(ctx.keys.changesOwed)) === 0) return 0;
+  let recorded = 0;
+  for (const [runId, text] of Object.entries(await ctx.redis.hgetall(ctx.keys.changesOwed))) {
+    const owed = parseObject(text) as OwedChanges | undefined;
+    const run = ctx.keys.run(runId);
+    if (!owed?.entry || !owed.info) {
+      await ctx.redis.hdel(ctx.keys.changesOwed, runId);
+      continue;
+    }
+    if (await ctx.redis.exists(run.completed)) {
+      ctx.log.info({ runId }, 'a completed run’s change set was not recorded by its leader: recording it');
+      await settleRunChanges(ctx, runId, owed.info, owed.entry, expirySeconds);
+      recorded++;
+    } else if ((await ctx.redis.exists(run.members)) === 0) await ctx.redis.hdel(ctx.keys.changesOwed, runId);
+  }
+  return recorded;
 }

@@ -18,7 +18,7 @@ import { type ClusterRunReport, continueReport, type MemberPart, mergeReports } 
 import { CrawlStreams } from './crawl-stream.js';
 import { rehome } from './rehome.js';
 import { CHECK, runState } from './routing-scripts.js';
-import { announceRunChanges, runChangeEntry } from './run-changes.js';
+import { oweRunChanges, recordOwedChanges, runChangeEntry, settleRunChanges } from './run-changes.js';
 import { decodeRunInfo, type RunInfo } from './run-info.js';
 import { holdQueue, keepForResume, type ResumableRun, reportBefore } from './run-resume.js';
 
@@ -34,6 +34,12 @@ const CLEAR_CURRENT = new LuaScript(`
 local v = redis.call('GET', KEYS[1])
 if v and string.find(v, ARGV[1], 1, true) then return redis.call('DEL', KEYS[1]) end
 return 0`);
+
+/** The run completed (SET NX), once; then, when it published a change set, that set owed (changes-owed). */
+const COMPLETE = new LuaScript(`
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX') then return 0 end
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[2], ARGV[2], ARGV[3]) end
+return 1`);
 
 export interface SupervisorContext {
   name: string;
@@ -67,6 +73,8 @@ export async function currentRun(redis: Redis, keys: ClusterKeys): Promise<RunIn
  * leader that dies mid-crawl leaves nothing hanging: the next one carries on from the keys.
  */
 export async function supervise(ctx: SupervisorContext): Promise<void> {
+  // What a leader that died between completing a run and recording its change set left owed.
+  await recordOwedChanges(ctx, FINISHED_RUN_TTL_SECONDS);
   const info = await currentRun(ctx.redis, ctx.keys);
   if (!info) return;
   const run = ctx.keys.run(info.runId);
@@ -241,12 +249,15 @@ async function complete(ctx: SupervisorContext, info: RunInfo, ending: string, p
   // Kept for a resume before the run reads as completed: a caller that sees it completed can resume it at once.
   const stopped = state.streamed > 0 ? await resumeRecord(ctx, info, ending, state.streamed) : undefined;
   if (stopped) await keepForResume(ctx.redis, ctx.keys, stopped, merged ?? undefined);
-  const first = (await ctx.redis.set(run.completed, body, 'NX')) === 'OK';
+  // Completed and its change set owed in one step: if this leader dies before recording it, the next one does.
+  const owed = changes ? oweRunChanges(info, changes) : undefined;
+  const first =
+    (await COMPLETE.run(ctx.redis, [run.completed, ctx.keys.changesOwed], [body, info.runId, owed ?? ''])) === 1;
   // Whoever finds it completed clears `run:current` (a leader that died right after completing it left it set).
   await clearCurrent(ctx.redis, ctx.keys, info.runId);
   if (!first) return;
   // Once, by the leader that completed it: one change log entry for the run, its webhooks and saved searches.
-  if (changes) await announceRunChanges(ctx, info, info.runId, changes, FINISHED_RUN_TTL_SECONDS);
+  if (changes) await settleRunChanges(ctx, info.runId, info, changes, FINISHED_RUN_TTL_SECONDS);
   await ctx
     .local()
     .setRunningState(info.catalog.id, 'none')
