@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createUnzip } from 'node:zlib';
-import { Agent, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import type { Settings } from '../config.js';
 import { FetchError, type FetchFailureReason } from '../errors.js';
 import { normalizeUrl } from '../url/normalize.js';
@@ -71,6 +72,15 @@ function errorCode(err: unknown): string {
     e = (e as { cause?: unknown }).cause;
   }
   return '';
+}
+
+/**
+ * undici, required when the first extractor is made rather than imported with the module: a command that fetches
+ * nothing (search, list, status…) does not pay its loading at start-up (about a tenth of a second of CPU).
+ */
+function undiciAgent(options: Agent.Options): Agent {
+  const { Agent: AgentClass } = createRequire(import.meta.url)('undici') as typeof import('undici');
+  return new AgentClass(options);
 }
 
 /** undici's errors for an answer that breaks HTTP/1.1 (they carry no code of their own). */
@@ -284,7 +294,7 @@ export class HttpExtractor implements Extractor {
     const t = options.settings.timeoutMs;
     this.totalTimeoutMs = options.totalTimeoutMs ?? t;
     this.extraHeaders = options.headers ?? {};
-    this.agent = new Agent({
+    this.agent = undiciAgent({
       connections: options.connectionsPerOrigin ?? 8,
       pipelining: 1,
       keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000,

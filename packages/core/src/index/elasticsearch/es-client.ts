@@ -1,7 +1,22 @@
 import { readFileSync } from 'node:fs';
-import { Client, errors } from '@elastic/elasticsearch';
+import { createRequire } from 'node:module';
+import type { Client, errors as EsErrors } from '@elastic/elasticsearch';
 import type { Settings } from '../../config.js';
 import { ConfigError, CrawlerError } from '../../errors.js';
+
+/**
+ * The official client's module, required on first use rather than imported with this file: every command loads the
+ * composition that names this adapter, and the client (with its transport, undici 6 and apache-arrow) costs about
+ * 0.4 s of CPU at start-up even where no Elasticsearch is configured.
+ */
+function es(): typeof import('@elastic/elasticsearch') {
+  return createRequire(import.meta.url)('@elastic/elasticsearch') as typeof import('@elastic/elasticsearch');
+}
+
+/** The client's error classes (loaded with the client). */
+function esErrors(): typeof EsErrors {
+  return es().errors;
+}
 
 /** Settings named by the errors of the Elasticsearch adapters. */
 export const ES_URL_SETTING = 'GF_ES_URL';
@@ -51,7 +66,7 @@ export function esClient(options: EsConnectionOptions, timeoutMs = options.timeo
     : options.username
       ? { username: options.username, password: options.password ?? '' }
       : undefined;
-  return new Client({
+  return new (es().Client)({
     node: url.toString(),
     ...(auth ? { auth } : {}),
     tls:
@@ -69,16 +84,16 @@ export function esClient(options: EsConnectionOptions, timeoutMs = options.timeo
 export function esError(err: unknown, url: string, doing: string): CrawlerError {
   if (err instanceof CrawlerError) return err;
   // A deadline passed on a server that answered before is its load (or a large request), not a wrong url.
-  if (err instanceof errors.TimeoutError && doing !== 'answer') {
+  if (err instanceof esErrors().TimeoutError && doing !== 'answer') {
     return new CrawlerError('STORAGE', `Elasticsearch at ${url} did not finish in time to ${doing}`, {
       fix: 'the server is busy or the request large: look at its load, then run the command again',
       cause: err,
     });
   }
   if (
-    err instanceof errors.ConnectionError ||
-    err instanceof errors.TimeoutError ||
-    err instanceof errors.NoLivingConnectionsError
+    err instanceof esErrors().ConnectionError ||
+    err instanceof esErrors().TimeoutError ||
+    err instanceof esErrors().NoLivingConnectionsError
   ) {
     const why = err.message.replace(/\s+/g, ' ').slice(0, 120);
     return new ConfigError(
@@ -88,7 +103,7 @@ export function esError(err: unknown, url: string, doing: string): CrawlerError 
       err,
     );
   }
-  if (err instanceof errors.ResponseError) {
+  if (err instanceof esErrors().ResponseError) {
     const status = err.statusCode ?? 0;
     if (status === 401 || status === 403) {
       return new ConfigError(
@@ -104,13 +119,13 @@ export function esError(err: unknown, url: string, doing: string): CrawlerError 
       cause: err,
     });
   }
-  if (err instanceof errors.ElasticsearchClientError) {
+  if (err instanceof esErrors().ElasticsearchClientError) {
     return new CrawlerError('STORAGE', `Elasticsearch at ${url} could not ${doing}: ${err.message}`, { cause: err });
   }
   return new CrawlerError('STORAGE', `Elasticsearch at ${url} could not ${doing}: ${String(err)}`, { cause: err });
 }
 
-function responseReason(err: InstanceType<typeof errors.ResponseError>): string {
+function responseReason(err: InstanceType<typeof EsErrors.ResponseError>): string {
   const body = err.body as { error?: { type?: string; reason?: string; root_cause?: Array<{ reason?: string }> } };
   const e = body?.error;
   if (!e) return err.message.slice(0, 200);
@@ -119,7 +134,7 @@ function responseReason(err: InstanceType<typeof errors.ResponseError>): string 
 
 /** Whether a client error is the server's 404 (an index that does not exist). */
 export function isNotFound(err: unknown): boolean {
-  return err instanceof errors.ResponseError && err.statusCode === 404;
+  return err instanceof esErrors().ResponseError && err.statusCode === 404;
 }
 
 /**
@@ -133,10 +148,10 @@ export async function checkEs(options: EsConnectionOptions): Promise<void> {
   } catch (err) {
     // Something answers, but not as Elasticsearch does (another server, a proxy): the url is wrong.
     if (
-      err instanceof errors.ProductNotSupportedError ||
-      (err instanceof errors.ResponseError && err.statusCode === 404)
+      err instanceof esErrors().ProductNotSupportedError ||
+      (err instanceof esErrors().ResponseError && err.statusCode === 404)
     ) {
-      const what = err instanceof errors.ResponseError ? `HTTP ${err.statusCode}` : 'no Elasticsearch product header';
+      const what = err instanceof esErrors().ResponseError ? `HTTP ${err.statusCode}` : 'no Elasticsearch product header';
       throw new ConfigError(
         ES_URL_SETTING,
         `what answers at ${options.url} is not Elasticsearch (${what})`,
@@ -159,7 +174,7 @@ export async function esCall<T>(url: string, doing: string, fn: () => Promise<T>
     try {
       return await fn();
     } catch (err) {
-      if (attempt < retries && err instanceof errors.ResponseError && err.statusCode === 429) {
+      if (attempt < retries && err instanceof esErrors().ResponseError && err.statusCode === 429) {
         await new Promise((r) => setTimeout(r, Math.min(30_000, 250 * 2 ** attempt)));
         continue;
       }
