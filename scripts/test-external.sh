@@ -7,14 +7,14 @@
 #
 # Suites: the VectorStore / VectorStoreFamily contracts against Qdrant and Elasticsearch, the BlobStore contract
 # against S3 (MinIO), the SearchIndex contract against Elasticsearch — the same files the embedded stores pass.
-# A suite whose url is unset is reported skipped by vitest. Every wait is bounded (GF_EXTERNAL_WAIT_S, default 120).
+# A suite whose url is unset is reported skipped by vitest. Every wait is bounded (GF_TEST_EXTERNAL_WAIT_S, default 120).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-WAIT_S="${GF_EXTERNAL_WAIT_S:-120}"
-QDRANT_IMAGE="${GF_QDRANT_IMAGE:-qdrant/qdrant:latest}"
-MINIO_IMAGE="${GF_MINIO_IMAGE:-minio/minio:latest}"
-ES_IMAGE="${GF_ES_IMAGE:-docker.elastic.co/elasticsearch/elasticsearch:8.19.0}"
+WAIT_S="${GF_TEST_EXTERNAL_WAIT_S:-120}"
+QDRANT_IMAGE="${GF_TEST_QDRANT_IMAGE:-qdrant/qdrant:latest}"
+MINIO_IMAGE="${GF_TEST_MINIO_IMAGE:-minio/minio:latest}"
+ES_IMAGE="${GF_TEST_ES_IMAGE:-docker.elastic.co/elasticsearch/elasticsearch:8.19.0}"
 started=()
 
 say() { printf 'test-external: %s\n' "$*" >&2; }
