@@ -61,8 +61,12 @@ const VERBS: Array<{ verb: CrawlVerb; summary: string; help: string; example: st
   },
   {
     verb: 'merge',
-    summary: 'Update, and revisit the pages held with conditional GET; rewrite only pages that changed (same id).',
-    help: 'An unchanged site answers 304 and nothing is written. A changed page keeps its id; search shows the new text.',
+    summary: 'Update, and revisit the pages held that are due with conditional GET; rewrite only pages that changed.',
+    help:
+      'An unchanged site answers 304 and nothing is written. A changed page keeps its id; search shows the new text.\n' +
+      'A page is due when a change feed names it or its recrawl interval has come. Naming no feed, a catalog whose site\n' +
+      'has a sitemap reads it by default: pages whose lastmod did not move wait for their interval (1 day at first).\n' +
+      '--change-feed none on the catalog revisits every page held, as merge did before (docs/freshness.md).',
     example: '  greenfinger merge --name docs --json',
   },
   {

@@ -24,7 +24,7 @@ export const WATCH_COMMAND = defineCommand<WatchOptions>({
     verboseOption(),
   ],
   details:
-    'A due catalog runs a merge (new urls, and every page held revisited with a conditional GET), or a resume when\n' +
+    'A due catalog runs a merge (new urls, and the pages held that are due revisited with a conditional GET), or a resume when\n' +
     'its last run was stopped or killed (nothing fetched twice, nothing lost), or a crawl when it never ran; one run\n' +
     'at a time. `every 6h` counts from the end of the last run; a cron expression is in local time. The first Ctrl-C\n' +
     'or SIGTERM stops the run going on (pages in flight finish, nothing is published; the next due run resumes it) and\n' +
