@@ -180,12 +180,15 @@ export class ComponentFactory implements NodeContext, NodeStores {
   /**
    * Ask each store on another server (GF_FILE_TARGET=s3, GF_VECTOR_STORE=qdrant) once, with a deadline of seconds;
    * none configured: nothing is sent. `Greenfinger.open` calls it, so the CLI and `serve` stop at once.
+   * Every check ends (each within its deadline) before this answers, so the stores can be closed after a failure.
    * @throws ConfigError naming the setting (GF_S3_ENDPOINT, GF_QDRANT_URL, …) of the first that does not answer
    */
   async checkStores(): Promise<void> {
     this.vectorFamily();
     if (this.settings.indexProvider !== 'sqlite') this.index();
-    await Promise.all(this.#remote.map((store) => store.check()));
+    const checks = await Promise.allSettled(this.#remote.map((store) => store.check()));
+    const failed = checks.find((c): c is PromiseRejectedResult => c.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   /** The text vector collection of the embedding client's width. */

@@ -110,8 +110,14 @@ export class Greenfinger {
 
   static async open(options: GreenfingerOptions = {}): Promise<Greenfinger> {
     const gf = new Greenfinger(options);
-    // A store on another server (GF_QDRANT_URL, GF_S3_ENDPOINT) that does not answer stops here, in one line.
-    await gf.factory.checkStores();
+    // A store on another server (GF_QDRANT_URL, GF_S3_ENDPOINT) that does not answer stops here, in one line; what
+    // was opened for it (the stores' clients, a caller's components) is closed first, so a caller leaks nothing.
+    try {
+      await gf.factory.checkStores();
+    } catch (err) {
+      await gf.close().catch((closeErr: unknown) => gf.log.warn({ err: closeErr }, 'closing after a failed open'));
+      throw err;
+    }
     return gf;
   }
 
