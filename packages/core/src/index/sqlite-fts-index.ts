@@ -272,7 +272,10 @@ export class SqliteFtsIndex implements SearchIndex {
       if (catalog) catalogs.push({ catalog, versions: [...versions] });
     }
     if (catalogs.length === 0) return empty;
-    return searchCatalogs(this.#search, catalogs, { all: fts.all, any: fts.any }, query, size, after, (plan) => {
+    // Asked for any word (hybrid's words list), pages holding the query's words together rank first (fts-query.ts,
+    // `near`); the fallback of an all-words search to any word stays plain.
+    const any = query.match === 'any' ? (fts.near ?? fts.any) : fts.any;
+    return searchCatalogs(this.#search, catalogs, { all: fts.all, any, near: null }, query, size, after, (plan) => {
       this.#lastPlan = plan;
     });
   }

@@ -11,16 +11,17 @@ export interface FusionOptions {
   k?: number | undefined;
   /** Weight of the words list. @default 1 */
   words?: number | undefined;
-  /** Weight of the meaning list. @default 0.5 */
+  /** Weight of the meaning list. @default 0.25 */
   meaning?: number | undefined;
 }
 
 /**
  * The fusion Greenfinger answers with, tuned on the python-docs query set (`npm run bench -- search-quality`, the
- * bundled USE-lite model): words lead (the model finds the right page in its top 3 for under half of the questions),
- * meaning weighs half and breaks ties, and a small k lets a first place count (docs/search.md has the grid).
+ * bundled USE-lite model): words lead (their list ranks pages holding the question's words together first, and the
+ * model finds the right page in its top 3 for about half of the questions), meaning weighs a quarter: it breaks ties
+ * and brings pages no word finds; a small k lets a first place count (docs/search.md has the grid).
  */
-export const HYBRID_FUSION: Readonly<Required<FusionOptions>> = Object.freeze({ k: 10, words: 1, meaning: 0.5 });
+export const HYBRID_FUSION: Readonly<Required<FusionOptions>> = Object.freeze({ k: 10, words: 1, meaning: 0.25 });
 
 /** One page of a fused list: the page's id, its fused score and the hit each mode gave (when it gave one). */
 export interface Fused<W, M> {
