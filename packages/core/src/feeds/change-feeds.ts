@@ -187,6 +187,8 @@ const NO_FEEDS: RunChangeFeeds = { changed: undefined, seeds: [], summary: undef
 export async function openChangeFeeds(o: ChangeFeedsOptions): Promise<RunChangeFeeds | undefined> {
   const specs = changeFeedSpecs(o.catalog);
   if (specs.length === 0) return undefined;
+  // The default feed does nothing for a crawl, an update or a rebuild (on a cluster: nothing to share either).
+  if (specs.every((s) => s.byDefault) && o.action !== 'merge' && o.action !== 'resume') return undefined;
   if (o.distributed && !o.shared) {
     o.log.info('a distributed run reads no change feed: every held page is judged as on an ordinary merge');
     return undefined;

@@ -1,4 +1,10 @@
 import {
+  type Catalog,
+  changeFeedProblem,
+  changeFeedSpecs,
+  changeFeedsProblem,
+  defaultCatalogSettings,
+  describeChangeFeeds,
   type FeedFetch,
   parseChangeFeed,
   parseFeed,
@@ -306,8 +312,36 @@ describe('--change-feed values', () => {
       url: 'https://a.example/feed',
       key: 'rss:https://a.example/feed',
     });
-    expect(parseChangeFeed('atom:https://a.example/feed')).toMatch(/use mediawiki:URL .*, rss:URL .* or sitemap/);
+    expect(parseChangeFeed('atom:https://a.example/feed')).toMatch(
+      /use mediawiki:URL .*, rss:URL .*, sitemap, or none/,
+    );
     expect(parseChangeFeed('mediawiki:wiki.example/api.php')).toMatch(/takes an http\(s\) url, e\.g\. mediawiki:https/);
     expect(parseChangeFeed('rss:ftp://a.example/feed')).toMatch(/takes an http\(s\) url/);
+  });
+
+  it('none is a value of its own, alone', () => {
+    expect(changeFeedProblem('none')).toBeUndefined();
+    expect(changeFeedsProblem(['none'])).toBeUndefined();
+    expect(changeFeedsProblem(['none', 'sitemap'])).toMatch(/"none" opts out of every feed: give it alone/);
+  });
+
+  it('naming none, the sitemap by default — unless it is not read, the interval is off or frequency rules are set', () => {
+    const catalog = (settings: Partial<Catalog['settings']>, url = 'https://a.example/'): Catalog =>
+      ({ id: 'c', name: 'a', url, startUrl: url, settings: { ...defaultCatalogSettings, ...settings } }) as Catalog;
+    expect(changeFeedSpecs(catalog({}))).toEqual([{ kind: 'sitemap', key: 'sitemap', byDefault: true }]);
+    expect(describeChangeFeeds(catalog({}))).toMatch(/^sitemap by default, when the site has one/);
+    expect(changeFeedSpecs(catalog({ changeFeeds: ['none'] }))).toEqual([]);
+    expect(changeFeedSpecs(catalog({ changeFeeds: ['rss:https://a.example/f'] }))).toEqual([
+      { kind: 'rss', url: 'https://a.example/f', key: 'rss:https://a.example/f' },
+    ]);
+    for (const off of [
+      { sitemap: false },
+      { recrawlSitemap: false },
+      { recrawlMax: '0' },
+      { recrawlFrequencies: [{ pattern: '.*', every: '1d' }] },
+    ] as Array<Partial<Catalog['settings']>>) {
+      expect(changeFeedSpecs(catalog(off)), JSON.stringify(off)).toEqual([]);
+    }
+    expect(changeFeedSpecs(catalog({}, 'file:///srv/docs/'))).toEqual([]);
   });
 });
