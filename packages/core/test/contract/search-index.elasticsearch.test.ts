@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import { ElasticsearchIndex } from '@greenfinger/core/internal';
 import { afterAll, describe } from 'vitest';
 import { describeSearchIndexContract } from './search-index.contract.js';
+import { describePictureSearchContract } from './search-index.pictures.contract.js';
 
 /**
  * The SearchIndex contract, unchanged, against a real Elasticsearch at GF_TEST_ES_URL (scripts/test-external.sh
@@ -18,6 +19,10 @@ const prefixOf = (root: string) =>
 
 describe.skipIf(!url)('Elasticsearch search index (GF_TEST_ES_URL)', () => {
   describeSearchIndexContract(
+    'ElasticsearchIndex',
+    (root) => new ElasticsearchIndex({ url: url as string, prefix: prefixOf(root) }),
+  );
+  describePictureSearchContract(
     'ElasticsearchIndex',
     (root) => new ElasticsearchIndex({ url: url as string, prefix: prefixOf(root) }),
   );

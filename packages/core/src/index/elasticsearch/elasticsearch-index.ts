@@ -5,6 +5,8 @@ import type {
   IndexImage,
   IndexStats,
   OptimizeReport,
+  PictureQuery,
+  PictureResult,
   SearchIndex,
   WordsQuery,
   WordsResult,
@@ -24,6 +26,18 @@ import {
   missingPluginWarnings,
   toEsDocument,
 } from './es-mapping.js';
+import {
+  type EsPictureHit,
+  type EsPictureSource,
+  mergePictureRecords,
+  pictureIndexBody,
+  pictureIndexName,
+  pictureRecordIds,
+  pictureSearchRequest,
+  picturesOfPageQuery,
+  toPictureHit,
+  withoutPage,
+} from './es-pictures.js';
 import {
   type EsHit,
   highlightSpec,
@@ -96,13 +110,13 @@ export class ElasticsearchIndex implements SearchIndex {
    * Make the catalog's index when it is missing. Asked before every write, not remembered: an index purged by another
    * process meanwhile must not come back through the bulk request's auto-creation, without the mappings.
    */
-  async #ensure(index: string): Promise<void> {
+  async #ensure(index: string, body = catalogIndexBody): Promise<void> {
     const plugins = await this.plugins();
     await esCall(this.url, `create the index ${index}`, async () => {
       const exists = await this.#client.indices.exists({ index });
       if (!exists) {
         try {
-          await this.#client.indices.create({ index, ...catalogIndexBody(plugins) });
+          await this.#client.indices.create({ index, ...body(plugins) });
         } catch (err) {
           const type = (err as { body?: { error?: { type?: string } } }).body?.error?.type;
           if (type !== 'resource_already_exists_exception') throw err;
@@ -125,7 +139,66 @@ export class ElasticsearchIndex implements SearchIndex {
       const body = list.map((d) => ({ id: documentId(d.version, d.id), source: toEsDocument(d) }));
       await bulkIndex(this.#client, this.url, index, body, this.#options.bulk);
       this.#refresher.written(index);
+      await this.#upsertPictures(catalogId, list);
     }
+  }
+
+  /**
+   * The picture records of these pages (pictures search): the records held are read by id (a realtime get, no
+   * refresh), merged as the embedded index merges them, and written back. One writer per catalog at a time, as a
+   * crawl's: two processes writing pages of the same picture at once may each keep only their own page.
+   */
+  async #upsertPictures(catalogId: string, docs: IndexDocument[]): Promise<void> {
+    const ids = pictureRecordIds(catalogId, docs);
+    if (ids.length === 0) return;
+    const index = pictureIndexName(this.#index(catalogId));
+    await this.#ensure(index, pictureIndexBody);
+    const known = new Map<string, EsPictureSource>();
+    for (let i = 0; i < ids.length; i += 1000) {
+      const r = await esCall(this.url, `read picture records of ${index}`, () =>
+        this.#client.mget<EsPictureSource>({ index, ids: ids.slice(i, i + 1000) }),
+      );
+      for (const d of r.docs) if ('found' in d && d.found && d._source) known.set(d._id, d._source);
+    }
+    const records = mergePictureRecords(catalogId, docs, known);
+    const body = records.map((r) => ({ id: r.id, source: r }));
+    await bulkIndex(this.#client, this.url, index, body, this.#options.bulk);
+    this.#refresher.written(index);
+  }
+
+  /** Takes a page off the picture records of its version that list it; a record left with no page goes. */
+  async #removePageFromPictures(catalogId: string, version: number, resourceId: string): Promise<void> {
+    const index = pictureIndexName(this.#index(catalogId));
+    await this.#refresher.refresh([index]);
+    const r = await esCall(this.url, `read the picture records of page ${resourceId} in ${index}`, () =>
+      this.#client.search<EsPictureSource>({
+        index,
+        ignore_unavailable: true,
+        allow_no_indices: true,
+        query: picturesOfPageQuery(catalogId, version, resourceId),
+        size: 10_000,
+      }),
+    );
+    const kept: EsPictureSource[] = [];
+    const gone: string[] = [];
+    for (const h of r.hits.hits) {
+      if (!h._source) continue;
+      const next = withoutPage(h._source, resourceId);
+      if (next) kept.push(next);
+      else gone.push(h._source.id);
+    }
+    await bulkIndex(
+      this.#client,
+      this.url,
+      index,
+      kept.map((k) => ({ id: k.id, source: k })),
+      this.#options.bulk,
+    );
+    if (gone.length > 0)
+      await esCall(this.url, `delete ${gone.length} picture records of ${index}`, () =>
+        this.#client.deleteByQuery({ index, query: { ids: { values: gone } }, refresh: true, conflicts: 'proceed' }),
+      );
+    if (kept.length > 0) this.#refresher.written(index);
   }
 
   async #warnMissingPlugins(catalogId: string, docs: IndexDocument[]): Promise<void> {
@@ -155,9 +228,9 @@ export class ElasticsearchIndex implements SearchIndex {
     });
   }
 
-  /** Delete by query in one catalog's index, refreshed after; the documents deleted. */
-  async #deleteBy(catalogId: string, query: Record<string, unknown>, doing: string): Promise<number> {
-    const index = this.#index(catalogId);
+  /** Delete by query in one catalog's index (or its picture index), refreshed after; the documents deleted. */
+  async #deleteBy(catalogId: string, query: Record<string, unknown>, doing: string, pictures = false): Promise<number> {
+    const index = pictures ? pictureIndexName(this.#index(catalogId)) : this.#index(catalogId);
     await this.#refresher.refresh([index]);
     return esCall(this.url, doing, async () => {
       try {
@@ -177,9 +250,12 @@ export class ElasticsearchIndex implements SearchIndex {
     return { term: { catalogVersion: catalogVersionKey(catalogId, version) } };
   }
 
-  deleteVersion(catalogId: string, version: number): Promise<number> {
+  async deleteVersion(catalogId: string, version: number): Promise<number> {
     const doing = `delete version ${version} of ${this.#index(catalogId)}`;
-    return this.#deleteBy(catalogId, this.#versionQuery(catalogId, version), doing);
+    const query = this.#versionQuery(catalogId, version);
+    const deleted = await this.#deleteBy(catalogId, query, doing);
+    await this.#deleteBy(catalogId, query, `${doing} (picture records)`, true);
+    return deleted;
   }
 
   countVersion(catalogId: string, version: number): Promise<number> {
@@ -187,20 +263,49 @@ export class ElasticsearchIndex implements SearchIndex {
     return this.#count(catalogId, this.#versionQuery(catalogId, version), doing);
   }
 
-  deleteResource(catalogId: string, version: number, resourceId: string, dryRun = false): Promise<number> {
+  async deleteResource(catalogId: string, version: number, resourceId: string, dryRun = false): Promise<number> {
     const query = {
       bool: { filter: [this.#versionQuery(catalogId, version), { term: { id: resourceId } }] },
     };
     const doing = `delete page ${resourceId} of version ${version} of ${this.#index(catalogId)}`;
-    return dryRun ? this.#count(catalogId, query, doing) : this.#deleteBy(catalogId, query, doing);
+    if (dryRun) return this.#count(catalogId, query, doing);
+    await this.#removePageFromPictures(catalogId, version, resourceId);
+    return this.#deleteBy(catalogId, query, doing);
   }
 
   async purge(catalogId: string): Promise<void> {
     const index = this.#index(catalogId);
-    await esCall(this.url, `delete the index ${index}`, () =>
-      this.#client.indices.delete({ index, ignore_unavailable: true }),
+    for (const name of [index, pictureIndexName(index)]) {
+      await esCall(this.url, `delete the index ${name}`, () =>
+        this.#client.indices.delete({ index: name, ignore_unavailable: true }),
+      );
+      this.#refresher.forget(name);
+    }
+  }
+
+  /**
+   * Pictures search over the catalogs' picture records of the versions in scope, as the embedded index answers it:
+   * any of the words, ranked by bm25 over alt text (×6), file name words (×4), captions (×2) and the titles of the
+   * pages that show it (×1), ties by id, paged by offset (at most 1,000); a blank query lists the pictures, those on
+   * the most pages first. Several catalogs are one request (dfs), so their scores compare.
+   */
+  async searchPictures(query: PictureQuery): Promise<PictureResult> {
+    const request = pictureSearchRequest(query);
+    if (!request || query.scopes.length === 0) return { results: [], total: 0 };
+    const indices = [...new Set(query.scopes.map((s) => pictureIndexName(this.#index(s.catalogId))))];
+    await this.#refresher.refresh(indices);
+    const r = await esCall(this.url, `search pictures in ${indices.join(', ')}`, () =>
+      this.#client.search<EsPictureSource>({
+        index: indices,
+        ignore_unavailable: true,
+        allow_no_indices: true,
+        search_type: 'dfs_query_then_fetch',
+        ...request,
+      }),
     );
-    this.#refresher.forget(index);
+    const total = typeof r.hits.total === 'number' ? r.hits.total : (r.hits.total?.value ?? 0);
+    const blank = query.q.trim() === '';
+    return { results: (r.hits.hits as EsPictureHit[]).map((h) => toPictureHit(h, blank)), total };
   }
 
   async search(query: WordsQuery): Promise<WordsResult> {
