@@ -8,6 +8,7 @@ export * from './model-pull.js';
 export * from './normalize.js';
 export * from './pooled-embedding-client.js';
 export * from './transformers-embedding-client.js';
+export * from './transformers-image-embedding-client.js';
 export * from './use-lite-embedding-client.js';
 export * from './use-lite-onnx-embedding-client.js';
 export * from './vector-space.js';

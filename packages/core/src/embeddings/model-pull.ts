@@ -7,6 +7,7 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Settings } from '../config.js';
 import { CrawlerError } from '../errors.js';
 import { findOnnxModel } from './transformers-embedding-client.js';
+import { findImageModel, IMAGE_MODELS } from './transformers-image-embedding-client.js';
 
 /** A model `greenfinger models pull` knows: the repository it comes from and the files of its folder. */
 export interface PullableModel {
@@ -42,6 +43,11 @@ export interface ModelPullOptions {
   answerTimeoutMs?: number;
   /** Time one file may take in all. @default 1800000 */
   fileTimeoutMs?: number;
+  /**
+   * Pull this image model (a name of IMAGE_MODELS: CLIP or SigLIP, for pictures like this one) instead of the text
+   * model GF_TEXT_MODEL names.
+   */
+  imageModel?: string | undefined;
 }
 
 /** Where to place a model by hand, and how it is found: the fix of every failed pull. */
@@ -64,11 +70,21 @@ export async function pullModel(
   settings: Pick<Settings, 'modelDir' | 'textModel' | 'modelSource'>,
   options: ModelPullOptions = {},
 ): Promise<ModelPull> {
-  const model = settings.textModel;
+  const image = options.imageModel;
+  const model = image ?? settings.textModel;
   const root = resolve(settings.modelDir);
   const dir = join(root, model);
-  if (findOnnxModel(root, model)) return { model, dir, already: true, files: [] };
-  const known = PULLABLE_MODELS[model];
+  if (image !== undefined) {
+    if (!IMAGE_MODELS[image]) {
+      throw new CrawlerError(
+        'EMBEDDING',
+        `models pull knows the image models ${Object.keys(IMAGE_MODELS).join(', ')}, not ${image}`,
+        { fix: `pass one of ${Object.keys(IMAGE_MODELS).join(', ')}` },
+      );
+    }
+    if (findImageModel(root, image)) return { model, dir, already: true, files: [] };
+  } else if (findOnnxModel(root, model)) return { model, dir, already: true, files: [] };
+  const known = image !== undefined ? IMAGE_MODELS[image] : PULLABLE_MODELS[model];
   if (!known) {
     throw new CrawlerError('EMBEDDING', `models pull knows ${Object.keys(PULLABLE_MODELS).join(', ')}, not ${model}`, {
       fix: `set GF_TEXT_MODEL=multilingual-e5-small, or ${placeModelHint(settings.modelDir, model)}`,
@@ -93,7 +109,13 @@ export async function pullModel(
     throw new CrawlerError(
       'EMBEDDING',
       `cannot download ${model} from ${settings.modelSource}: ${whatHappened(err)}${answered ? '' : ' (this machine seems to have no internet access)'}`,
-      { cause: err, fix: placeModelHint(settings.modelDir, model) },
+      {
+        cause: err,
+        fix:
+          image !== undefined
+            ? `place its transformers.js folder at ${dir}/ (${known.files.join(', ')}), copied from a machine where \`greenfinger models pull --image ${image}\` worked`
+            : placeModelHint(settings.modelDir, model),
+      },
     );
   }
   return { model, dir, already: false, files };
