@@ -149,10 +149,11 @@ describe('serve --cluster: the REST API of a member', () => {
 
   it('stopping a job stops the run on every member (pause --cluster)', async () => {
     // A merge with 1.5 s between pages of the host, so the run is still going when it is stopped: one that revisits
-    // every held page (no change feed; the site's sitemap would be the default one, which asks none of them yet).
-    const started = await api('POST', '/v2/crawl/site/merge', {
-      settings: { intervalMs: 1500, changeFeeds: ['none'] },
-    });
+    // every held page on every member (the catalog names no change feed: the site's sitemap would be the default one,
+    // which asks none of them yet).
+    const none = await api('PUT', '/v2/catalog/site', { settings: { changeFeeds: ['none'] } });
+    expect(none.status, none.text).toBe(200);
+    const started = await api('POST', '/v2/crawl/site/merge', { settings: { intervalMs: 1500 } });
     expect(started.status, started.text).toBe(202);
     const { jobId } = started.json().data;
     await until('the run is listed', async () => (await client.status()).run?.action === 'merge', 20_000);
