@@ -186,9 +186,12 @@ const NO_FEEDS: RunChangeFeeds = { changed: undefined, seeds: [], summary: undef
  */
 export async function openChangeFeeds(o: ChangeFeedsOptions): Promise<RunChangeFeeds | undefined> {
   const specs = changeFeedSpecs(o.catalog);
-  if (specs.length === 0) return undefined;
-  // The default feed does nothing for a crawl, an update or a rebuild (on a cluster: nothing to share either).
-  if (specs.every((s) => s.byDefault) && o.action !== 'merge' && o.action !== 'resume') return undefined;
+  // No feed, or only the default one on a crawl, an update or a rebuild (it does nothing there): nothing is read. A
+  // distributed run's reader says so at once — a member whose catalog row is not the same yet would wait for it.
+  if (specs.length === 0 || (specs.every((s) => s.byDefault) && o.action !== 'merge' && o.action !== 'resume')) {
+    if (o.shared?.reads) await o.shared.share({});
+    return undefined;
+  }
   if (o.distributed && !o.shared) {
     o.log.info('a distributed run reads no change feed: every held page is judged as on an ordinary merge');
     return undefined;
