@@ -64,7 +64,10 @@ function nearExpression(parts: string[], sequence: string[]): string | null {
     const key = `${a}\u0000${b}`.toLowerCase();
     if (a.toLowerCase() === b.toLowerCase() || seen.has(key)) continue;
     seen.add(key);
-    pairs.push(`"${a} ${b}"`, `NEAR("${a}" "${b}", ${NEAR_WINDOW})`);
+    // A pair the query already quotes as a phrase is there once: bm25 would count it twice.
+    const phrase = `"${a} ${b}"`;
+    if (!parts.some((p) => p.toLowerCase() === phrase.toLowerCase())) pairs.push(phrase);
+    pairs.push(`NEAR("${a}" "${b}", ${NEAR_WINDOW})`);
   }
   return pairs.length > 0 ? [...parts, ...pairs].join(' OR ') : null;
 }

@@ -17,7 +17,7 @@ describe('the words of a query together (hybrid words list)', () => {
     expect(toFtsQuery('csv').near).toBeNull();
     expect(toFtsQuery('copy copy').near).toBeNull();
     expect(toFtsQuery('deep "copy module"').near).toBe(
-      '"copy module" OR "deep" OR "deep copy" OR NEAR("deep" "copy", 8) OR "copy module" OR NEAR("copy" "module", 8)',
+      '"copy module" OR "deep" OR "deep copy" OR NEAR("deep" "copy", 8) OR NEAR("copy" "module", 8)',
     );
     // Operators stay words.
     expect(toFtsQuery('a NEAR b').near).toContain('NEAR("a" "NEAR", 8)');
