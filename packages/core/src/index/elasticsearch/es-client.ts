@@ -151,7 +151,8 @@ export async function checkEs(options: EsConnectionOptions): Promise<void> {
       err instanceof esErrors().ProductNotSupportedError ||
       (err instanceof esErrors().ResponseError && err.statusCode === 404)
     ) {
-      const what = err instanceof esErrors().ResponseError ? `HTTP ${err.statusCode}` : 'no Elasticsearch product header';
+      const what =
+        err instanceof esErrors().ResponseError ? `HTTP ${err.statusCode}` : 'no Elasticsearch product header';
       throw new ConfigError(
         ES_URL_SETTING,
         `what answers at ${options.url} is not Elasticsearch (${what})`,
