@@ -71,17 +71,18 @@ const workers = Number(process.env.GF_TEST_WORKERS ?? 2);
 
 /**
  * The line coverage each package must keep when the whole suite runs with coverage (`npm test`; scripts/test.sh
- * passes --coverage.enabled): a gate against losing tests, not a target. Measured by two whole fresh-clone runs on
- * 4 December 2026 (the same figures both times): core 91.9 %, api 91.9 %, cluster 88.2 %, shell 33.0 %, web 0 %;
- * each gate is about two points under. Code run in other processes is not counted: the CLI the e2e files spawn (so
- * the shell is low), the cluster's member processes, worker threads, and the page in Chromium (web: its only test
- * checks types).
+ * passes --coverage.enabled): a gate against losing tests, not a target. Measured by a whole fresh-clone run on
+ * 6 December 2026: core 89.1 %, api 93.8 %, cluster 88.8 %, shell 41.5 %, web 0 %; each gate is about two points
+ * under. Core fell from 91.9 % (4 December) with the adapters of external servers (Elasticsearch, Qdrant, S3: their
+ * contract suites run only against a server, `scripts/test-external.sh`; here only their request builders run).
+ * Code run in other processes is not counted: the CLI the e2e files spawn (so the shell is low), the cluster's
+ * member processes, worker threads, and the page in Chromium (web: its only test checks types).
  */
 const lineGates: Record<string, number> = {
-  core: 90,
-  api: 90,
+  core: 87,
+  api: 91,
   cluster: 86,
-  shell: 31,
+  shell: 39,
   web: 0,
 };
 
