@@ -300,6 +300,7 @@ export class ClusterNode {
       runOf: (catalogId) => this.#runs.get(catalogId),
       leaving: () => this.#leaving !== undefined,
       takeFresh: (catalogId, version) => this.#fresh.delete(`${catalogId}|${version}`),
+      checkLapse: () => this.membership.checkLapse(),
     });
   }
 

@@ -43,6 +43,8 @@ export interface MemberComponentsDeps {
   leaving: () => boolean;
   /** Whether a run of this catalog version starts its frontier afresh now (asked once per run). */
   takeFresh: (catalogId: string, version: number) => boolean;
+  /** Tell the lapse watchers at once when this member's heartbeat lapsed (Membership.checkLapse). */
+  checkLapse?: () => void;
 }
 
 /**
@@ -124,7 +126,7 @@ export function memberComponents(d: MemberComponentsDeps): GreenfingerComponents
       if (d.takeFresh(ctx.catalog.id, ctx.version)) await frontier.clear({ keepJournal: OWED_JOURNAL_PREFIXES });
       // At most the run's threads handed out unacknowledged (the pages a member's death leaves fetched twice), and
       // urls re-homed while this member was taken for dead taken out of it (cluster-crawl-coordinator.ts).
-      return new RevocableFrontier(frontier, { leases: ctx.catalog.settings.threads });
+      return new RevocableFrontier(frontier, { leases: ctx.catalog.settings.threads, checkLapse: d.checkLapse });
     },
   };
 }

@@ -75,6 +75,51 @@ describe('a member whose heartbeat lapsed (real Redis)', () => {
     expect((await frontier.poll())?.url).toBe(back);
   });
 
+  it('a worker polling on waking, before the heartbeat tick finds the lapse, takes nothing that was re-homed', async () => {
+    // On SIGCONT the fetches that were in flight answer first and their workers poll again, before the heartbeat's
+    // timer runs: the poll itself finds the lapse (Membership.checkLapse) and waits for the revalidation.
+    cluster = await testCluster();
+    const { redis } = cluster;
+    const run = cluster.keys.run('r');
+    for (const n of ['a', 'b']) await JOIN.run(redis, [run.members, run.counters, run.ending, run.stream(n)], [n]);
+    const m = new Membership(redis, cluster.keys, { name: 'b', ttlMs: 300, log });
+    await m.join();
+    const frontier = new RevocableFrontier(new MemoryFrontier(), { leases: 16, checkLapse: () => m.checkLapse() });
+    coordinator = new ClusterCrawlCoordinator(frontier, {
+      redis,
+      reader: await cluster.connect('reader'),
+      run,
+      node: 'b',
+      ring: { owner: () => 'b' } as unknown as RunRing,
+      catalogId: 'cat',
+      version: 0,
+      buckets: 16,
+      log,
+    });
+    const c = coordinator;
+    let lapses = 0;
+    m.onLapse(() => {
+      lapses++;
+      void c.revalidate();
+    });
+    await c.dispatch(Array.from({ length: 10 }, (_, i) => ({ url: `http://h/q${i}`, depth: 1 })));
+    await until('b read its stream ahead', async () => (await frontier.size()) === 10);
+    m.halt();
+    await until('the heartbeat expired', async () => (await m.live()).length === 0, 5_000);
+    expect(
+      await rehome({ redis, run, dead: 'b', live: ['a'], catalogId: 'cat', version: 0, claimant: 'a', log }),
+    ).toMatchObject({ moved: 10 });
+    // No tick has run since the freeze (halted): the poll is the first to look.
+    expect(await frontier.poll()).toBeUndefined();
+    expect(lapses).toBe(1);
+    expect(frontier.skipped).toBe(10);
+    expect(frontier.inFlight()).toBe(0);
+    // Told once per lapse: another poll does not tell the watchers again.
+    expect(await frontier.poll()).toBeUndefined();
+    expect(lapses).toBe(1);
+    await m.leave();
+  });
+
   it('a member learns its heartbeat lapsed when it renews it again', async () => {
     cluster = await testCluster();
     const m = new Membership(cluster.redis, cluster.keys, { name: 'b', ttlMs: 300, log });

@@ -79,6 +79,8 @@ export class Membership {
   #ticking = false;
   /** When the heartbeat was last written (a tick that comes later than the expiry after it finds it lapsed). */
   #lastBeat = 0;
+  /** The beat whose lapse the watchers were told of (once per lapse, whoever finds it first). */
+  #lapseTold = 0;
 
   constructor(redis: Redis, keys: ClusterKeys, options: MembershipOptions) {
     this.#redis = redis;
@@ -129,8 +131,7 @@ export class Membership {
     this.#ticking = true;
     // A tick that comes later than the expiry after the last beat (the process was frozen) knows at once, before
     // any round trip, that the others may have taken this member for dead.
-    const late = this.#lastBeat > 0 && Date.now() - this.#lastBeat > this.#ttlMs;
-    if (late) this.#lapsed();
+    const late = this.checkLapse();
     try {
       const r = await RENEW.run(
         this.#redis,
@@ -149,6 +150,20 @@ export class Membership {
     } finally {
       this.#ticking = false;
     }
+  }
+
+  /**
+   * Tell the lapse watchers now, synchronously, when the last beat is older than the expiry (the process was frozen):
+   * a worker about to take a url calls it, so nothing re-homed meanwhile is taken before the tick that would find it.
+   * Once per lapse. Returns whether the beat had lapsed.
+   */
+  checkLapse(): boolean {
+    const late = this.#lastBeat > 0 && Date.now() - this.#lastBeat > this.#ttlMs;
+    if (late && this.#lapseTold !== this.#lastBeat) {
+      this.#lapseTold = this.#lastBeat;
+      this.#lapsed();
+    }
+    return late;
   }
 
   #lapsed(): void {

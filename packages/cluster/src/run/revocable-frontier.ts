@@ -23,12 +23,21 @@ export class RevocableFrontier implements CrawlFrontier {
   #turn: Promise<unknown> = Promise.resolve();
   /** While set, polls wait for it (the member is checking what is still its own). */
   #gate: Promise<void> | undefined;
+  /** Called before an entry is taken and before it is handed out: finds a lapse the heartbeat's tick has not. */
+  readonly #checkLapse: () => void;
   /** Urls taken out when polled, for the report. */
   skipped = 0;
 
-  constructor(inner: CrawlFrontier, options: { leases?: number } = {}) {
+  /**
+   * @param options.leases urls handed out and not acknowledged at most (the run's threads)
+   * @param options.checkLapse tells the member's lapse watchers at once when its heartbeat lapsed
+   *   (Membership.checkLapse): on waking from a freeze, the first poll holds itself and the others until the member
+   *   has revoked what was re-homed, instead of taking a url in the moment before the heartbeat's tick finds it.
+   */
+  constructor(inner: CrawlFrontier, options: { leases?: number; checkLapse?: () => void } = {}) {
     this.#inner = inner;
     this.leases = Math.max(1, options.leases ?? Number.POSITIVE_INFINITY);
+    this.#checkLapse = options.checkLapse ?? (() => undefined);
   }
 
   /** Take these urls out of the queue (they are acknowledged when they come out of it). */
@@ -41,18 +50,19 @@ export class RevocableFrontier implements CrawlFrontier {
    * member finds out which are no longer its own.
    */
   hold(maxMs = 10_000): () => void {
-    let release!: () => void;
+    let open!: () => void;
     const gate = new Promise<void>((resolve) => {
-      release = resolve;
+      open = resolve;
     });
+    const release = () => {
+      clearTimeout(timer);
+      if (this.#gate === gate) this.#gate = undefined;
+      open();
+    };
     const timer = setTimeout(release, maxMs);
     timer.unref();
     this.#gate = gate;
-    return () => {
-      clearTimeout(timer);
-      if (this.#gate === gate) this.#gate = undefined;
-      release();
-    };
+    return release;
   }
 
   /** One poll at a time, so the leases counted are the inner frontier's own (it takes a lease after an await). */
@@ -63,18 +73,27 @@ export class RevocableFrontier implements CrawlFrontier {
   }
 
   async #poll(): Promise<LeasedEntry | undefined> {
-    if (this.#gate) await this.#gate;
     for (;;) {
+      await this.#awake();
       // Every lease taken: nothing until a commit acknowledges one (the worker asking commits and waits for it).
       if (this.#inner.inFlight() >= this.leases) return undefined;
       const entry = await this.#inner.poll();
-      if (!entry || !this.#revoked.delete(entry.url)) return entry;
+      if (!entry) return entry;
+      // The process may have been frozen while the entry was read: checked again before it is handed out.
+      await this.#awake();
+      if (!this.#revoked.delete(entry.url)) return entry;
       // Out of the queue, and not "handled here": should its entry come back to this member (a ring that moved
       // again forwards it), it is queued and fetched then.
       await this.#inner.ack(entry);
       await this.#inner.reopen([entry.url]);
       this.skipped++;
     }
+  }
+
+  /** Past any lapse just found and any check of what is still this member's own. */
+  async #awake(): Promise<void> {
+    this.#checkLapse();
+    while (this.#gate) await this.#gate;
   }
 
   put(entry: FrontierEntry): Promise<boolean> {
