@@ -68,15 +68,30 @@ export function countPictureVectors(db: Database.Database, versions: readonly nu
   ).n;
 }
 
+/** The stored vector of one picture record; undefined when it has none. */
+export function pictureVectorOf(db: Database.Database, id: string): Float32Array | undefined {
+  ensure(db);
+  const row = db.prepare(`SELECT vector FROM picture_vectors WHERE id = ?`).get(id) as { vector: Buffer } | undefined;
+  return row ? toFloats(row.vector) : undefined;
+}
+
+/** A blob's floats; its bytes may start anywhere in Node's buffer pool, so an unaligned one is copied. */
+function toFloats(b: Buffer): Float32Array {
+  return b.byteOffset % 4 === 0
+    ? new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4)
+    : new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+}
+
 /**
  * The `limit` picture records of the versions nearest to `query` by cosine (vectors of another width are skipped),
- * best first, ties by id.
+ * best first, ties by id; the records in `exclude` are left out.
  */
 export function nearestPictures(
   db: Database.Database,
   versions: readonly number[],
   query: Float32Array,
   limit: number,
+  exclude: ReadonlySet<string> = new Set(),
 ): Array<{ id: string; score: number }> {
   ensure(db);
   const qn = Math.hypot(...query) || 1;
@@ -85,11 +100,8 @@ export function nearestPictures(
     .prepare(`SELECT id, vector FROM picture_vectors WHERE dims = ? AND version IN (SELECT value FROM json_each(?))`)
     .iterate(query.length, JSON.stringify(versions)) as Iterable<{ id: string; vector: Buffer }>;
   for (const r of rows) {
-    // A blob's bytes may start anywhere in Node's buffer pool: a copy is aligned for a Float32Array.
-    const v =
-      r.vector.byteOffset % 4 === 0
-        ? new Float32Array(r.vector.buffer, r.vector.byteOffset, r.vector.byteLength / 4)
-        : new Float32Array(r.vector.buffer.slice(r.vector.byteOffset, r.vector.byteOffset + r.vector.byteLength));
+    if (exclude.has(r.id)) continue;
+    const v = toFloats(r.vector);
     let dot = 0;
     let vv = 0;
     for (let i = 0; i < v.length; i++) {

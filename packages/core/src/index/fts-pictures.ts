@@ -2,11 +2,17 @@ import type Database from 'better-sqlite3';
 import { ids, isUuid } from '../ids.js';
 import { segmentCjk, unsegmentCjk } from './cjk.js';
 import { CLOSE, clean, OPEN, toHighlight } from './fts-highlights.js';
-import { deletePictureVectors, deletePictureVectorsOfVersion } from './fts-picture-vectors.js';
+import {
+  countPictureVectors,
+  deletePictureVectors,
+  deletePictureVectorsOfVersion,
+  nearestPictures,
+  pictureVectorOf,
+} from './fts-picture-vectors.js';
 import type { CatalogIndex } from './fts-schema.js';
 import { scopeToken } from './fts-schema.js';
 import { TOKENIZE } from './fts-scratch.js';
-import type { IndexDocument, PictureHit, PicturePage } from './search-index.js';
+import type { IndexDocument, PictureHit, PictureLikeQuery, PictureLikeResult, PicturePage } from './search-index.js';
 
 /**
  * Picture records of the embedded full-text index: one row per kept picture of a version (keyed by
@@ -276,6 +282,56 @@ export function picturesById(cat: CatalogIndex, scored: ReadonlyArray<{ id: stri
     const r = byId.get(x.id);
     return r ? [toHit(cat, { ...r, score: x.score })] : [];
   });
+}
+
+/**
+ * Pictures like one (`query.like`: a record id or an image id, found in the first catalog in scope that holds it):
+ * the other picture records of the catalogs' versions ranked by cosine to its stored caption-meaning vector, an
+ * exact scan as the pictures meaning search does; the picture itself and its copies (same image id) left out.
+ */
+export function likePictures(
+  catalogs: ReadonlyArray<{ cat: CatalogIndex; versions: number[] }>,
+  query: PictureLikeQuery,
+  maxPage: number,
+): PictureLikeResult {
+  const size = Math.min(Math.max(Math.trunc(query.size), 0), maxPage);
+  const offset = Math.min(Math.max(Math.trunc(query.offset ?? 0), 0), maxPage);
+  const vectors = catalogs.reduce((n, c) => n + countPictureVectors(c.cat.db, c.versions), 0);
+  let source: { cat: CatalogIndex; row: PictureRow } | undefined;
+  for (const { cat, versions } of catalogs) {
+    statementsOf(cat.db);
+    const row = cat.db
+      .prepare(`
+        SELECT * FROM pictures WHERE (id = ? OR image_id = ?) AND version IN (SELECT value FROM json_each(?))
+        ORDER BY version DESC LIMIT 1`)
+      .get(query.like, query.like, JSON.stringify(versions)) as PictureRow | undefined;
+    if (row) {
+      source = { cat, row };
+      break;
+    }
+  }
+  if (!source) return { source: null, by: null, results: [], total: 0, vectors };
+  const hit = toHit(source.cat, { ...source.row, score: 1 });
+  const vector = pictureVectorOf(source.cat.db, source.row.id);
+  if (!vector) return { source: hit, by: null, results: [], total: 0, vectors };
+  const hits: PictureHit[] = [];
+  let copies = 0;
+  for (const { cat, versions } of catalogs) {
+    const same = cat.db
+      .prepare(`SELECT id FROM pictures WHERE image_id = ? AND version IN (SELECT value FROM json_each(?))`)
+      .all(source.row.image_id, JSON.stringify(versions)) as Array<{ id: string }>;
+    copies += same.length;
+    const exclude = new Set(same.map((r) => r.id));
+    hits.push(...picturesById(cat, nearestPictures(cat.db, versions, vector, offset + size, exclude)));
+  }
+  hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return {
+    source: hit,
+    by: 'caption meaning',
+    results: hits.slice(offset, offset + size),
+    total: Math.max(0, vectors - copies),
+    vectors,
+  };
 }
 
 /** The pictures of the versions, shown on the most pages first. */

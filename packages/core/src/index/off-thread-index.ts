@@ -7,6 +7,8 @@ import type {
   IndexImage,
   IndexStats,
   PictureHit,
+  PictureLikeQuery,
+  PictureLikeResult,
   PictureQuery,
   PictureResult,
   SearchIndex,
@@ -94,6 +96,13 @@ export class OffThreadIndex implements SearchIndex {
     size: number;
   }): Promise<PictureHit[]> {
     return this.#reader.searchPicturesByVector?.(query) ?? Promise.resolve([]);
+  }
+
+  picturesLike(query: PictureLikeQuery): Promise<PictureLikeResult> {
+    if (!this.#reader.picturesLike) {
+      return Promise.resolve({ source: null, by: null, results: [], total: 0, vectors: 0 });
+    }
+    return this.#reader.picturesLike(query);
   }
 
   picturesOfPages(pages: Array<{ catalogId: string; id: string }>): Promise<Map<string, IndexImage[]>> {

@@ -85,6 +85,29 @@ export interface PictureResult {
   total: number;
 }
 
+/** "Pictures like this one": the others of the versions in scope nearest to one picture's vector. */
+export interface PictureLikeQuery {
+  /** The picture: its record's id (`ids.imagePoint`, a pictures result's `id`) or its image id (`imageId`). */
+  like: string;
+  scopes: Array<{ catalogId: string; version: number }>;
+  size: number;
+  /** Results to skip (at most 1,000). @default 0 */
+  offset?: number | undefined;
+}
+
+export interface PictureLikeResult {
+  /** The picture named; null when no version in scope holds it. */
+  source: PictureHit | null;
+  /** What was compared: the pictures' caption-meaning vectors; null when the picture named has none. */
+  by: 'caption meaning' | null;
+  /** The other pictures, nearest first (score: cosine), the picture itself and its copies in other versions left out. */
+  results: PictureHit[];
+  /** The other pictures with a vector, in scope. */
+  total: number;
+  /** Picture vectors the versions in scope hold (0: the vector layer never embedded their pictures). */
+  vectors: number;
+}
+
 export interface WordsQuery {
   q: string;
   /** `catalogId:version` pairs to search (the published versions). */
@@ -229,6 +252,8 @@ export interface SearchIndex {
     scopes: Array<{ catalogId: string; version: number }>;
     size: number;
   }): Promise<PictureHit[]>;
+  /** Pictures like one picture, by its stored vector (no model is loaded); a family without them omits it. */
+  picturesLike?(query: PictureLikeQuery): Promise<PictureLikeResult>;
   /**
    * The pictures of pages, read from their index documents (a meaning hit's page has none in its vector payload):
    * by resource id, deduplicated by image id. Pages the index does not hold are left out.

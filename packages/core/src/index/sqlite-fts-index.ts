@@ -13,6 +13,7 @@ import { buildPairs, dropPairs } from './fts-pairs.js';
 import { countPictureVectors, nearestPictures, putPictureVectors } from './fts-picture-vectors.js';
 import {
   deletePicturesOfVersion,
+  likePictures,
   picturesById,
   rankPictures,
   removePageFromPictures,
@@ -30,6 +31,8 @@ import type {
   IndexImage,
   IndexStats,
   PictureHit,
+  PictureLikeQuery,
+  PictureLikeResult,
   PictureQuery,
   PictureResult,
   SearchIndex,
@@ -342,6 +345,15 @@ export class SqliteFtsIndex implements SearchIndex {
     }
     hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return hits.slice(0, size);
+  }
+
+  /** Pictures like one, by an exact cosine scan of the versions' picture vectors (fts-pictures.ts). */
+  async picturesLike(query: PictureLikeQuery): Promise<PictureLikeResult> {
+    const catalogs = [...versionsByCatalog(query.scopes)].flatMap(([catalogId, versions]) => {
+      const cat = this.#catalog(catalogId, false);
+      return cat ? [{ cat, versions }] : [];
+    });
+    return likePictures(catalogs, query, MAX_PAGE);
   }
 
   /** The pictures of pages, from their documents' `images`, deduplicated by image id. */

@@ -1,6 +1,7 @@
 import type { EmbeddingClient } from '../embeddings/embedding-client.js';
+import { CrawlerError } from '../errors.js';
 import type { PublishedCatalog } from '../index/catalog-registry.js';
-import type { IndexImage, PictureHit, PicturePage, SearchIndex } from '../index/search-index.js';
+import type { IndexImage, PictureHit, PictureLikeResult, PicturePage, SearchIndex } from '../index/search-index.js';
 import { type FusionOptions, fuseRanks, fusionDepth } from './hybrid-search.js';
 
 /**
@@ -84,6 +85,41 @@ export async function findPictures(
     .map((f) => ({ ...((f.words ?? f.meaning) as PictureHit), score: f.score }));
   // Pictures holding a word, or more when meaning found others: a lower bound, as for hybrid.
   return { hits, total: Math.max(words.total, Math.min(fused.length, vectors)), supported: true, fused: true };
+}
+
+/**
+ * "Pictures like this one": the other pictures of the versions in scope nearest to the picture named (`like`: a
+ * pictures result's `id` or `imageId`) by its stored vector; no model is loaded. A picture no version in scope holds
+ * is NOT_FOUND, one without a vector (the vector layer never embedded the version's pictures) BAD_INPUT; each says
+ * how to get what is missing.
+ */
+export async function findPicturesLike(
+  index: SearchIndex,
+  like: string,
+  published: Array<PublishedCatalog & { version: number }>,
+  size: number,
+  offset: number,
+): Promise<PictureLikeResult & { source: PictureHit; by: NonNullable<PictureLikeResult['by']> }> {
+  const where = published.map((c) => `"${c.name}" v${c.version}`).join(', ');
+  if (!index.picturesLike) {
+    throw new CrawlerError('BAD_INPUT', `like: the index "${index.name}" keeps no picture vectors to compare`, {
+      fix: 'search pictures by words instead (q with mode pictures); pictures like one need the embedded index',
+    });
+  }
+  const scopes = published.map((c) => ({ catalogId: c.catalogId, version: c.version }));
+  const r = await index.picturesLike({ like, scopes, size, offset });
+  if (!r.source) {
+    throw new CrawlerError('NOT_FOUND', `like: no picture "${like}" in ${where}`, {
+      fix: 'give the id (or imageId) of a pictures result of the same catalogs: greenfinger search "<words>" --mode pictures --json',
+    });
+  }
+  if (!r.by) {
+    const what = r.vectors === 0 ? `${where} holds no picture vectors` : `picture "${like}" has no vector`;
+    throw new CrawlerError('BAD_INPUT', `like: ${what}, so no picture can be compared with it`, {
+      fix: 'add "vector" to the catalog\'s outputs, then write them: greenfinger replay --layers vector',
+    });
+  }
+  return { ...r, source: r.source, by: r.by };
 }
 
 /** A picture of a page as a search result lists it. */

@@ -3,12 +3,18 @@ import { join } from 'node:path';
 import type { ComponentFactory } from '../compose/component-factory.js';
 import { CrawlerError } from '../errors.js';
 import { meaningVersionOf, type PublishedCatalog } from '../index/catalog-registry.js';
-import type { WordsHit } from '../index/search-index.js';
+import type { PictureHit, WordsHit } from '../index/search-index.js';
 import { uniquePictures } from '../index/sqlite-fts-index.js';
 import { MAX_MEANING_OFFSET, type MeaningHit, VectorSearcher } from '../vector/vector-searcher.js';
 import { fuseRanks, fusionDepth } from './hybrid-search.js';
 import { keptListing } from './kept-listing.js';
-import { findPictures, type PagePicture, type PictureFields, pictureTitle } from './picture-search.js';
+import {
+  findPictures,
+  findPicturesLike,
+  type PagePicture,
+  type PictureFields,
+  pictureTitle,
+} from './picture-search.js';
 import { type ScopedCatalog, type ScopeRequest, searchScopes } from './search-scope.js';
 
 /**
@@ -36,6 +42,11 @@ export interface SearchRequest extends ScopeRequest {
   cursor?: string | undefined;
   /** Rank detail pages above listings. @default true */
   preferDetailPages?: boolean | undefined;
+  /**
+   * Pictures like this one: a pictures result's `id` or `imageId`. A pictures search (mode `pictures`, or `auto`)
+   * with a blank `q`: the other pictures ranked by their stored vectors' likeness to it.
+   */
+  like?: string | undefined;
 }
 
 export interface SearchHit {
@@ -78,6 +89,10 @@ export interface SearchResponse {
   elapsedMs: number;
   /** Meaning search over vectors still being written (see {@link EmbeddingNotice}); absent when they are complete. */
   embedding?: EmbeddingNotice | undefined;
+  /** A `like` search: what was compared (the pictures' caption-meaning vectors, or later image vectors). */
+  likeBy?: 'caption meaning' | 'image' | undefined;
+  /** A `like` search: the picture it was asked for. */
+  likeOf?: PictureSearchHit | undefined;
   /**
    * Why an answer is empty, or narrower than asked, when the reason is not the query: a meaning search of catalogs
    * without vectors, or a hybrid one answered by words alone.
@@ -101,9 +116,10 @@ export class SearchService {
    * The mode a request answers in (`auto` resolved; a blank query lists what was kept, as words), without searching:
    * lets a front end send words searches to threads of their own and keep the ones that embed a query by the model.
    */
-  async modeFor(req: Pick<SearchRequest, 'q' | 'mode' | 'catalogs' | 'cat' | 'version'>): Promise<SearchMode> {
+  async modeFor(req: Pick<SearchRequest, 'q' | 'mode' | 'catalogs' | 'cat' | 'version' | 'like'>): Promise<SearchMode> {
     const asked = req.mode ?? 'words';
     if (asked !== 'auto') return asked;
+    if (req.like !== undefined) return 'pictures';
     if (req.q.trim() === '') return 'words';
     return this.defaultMode(await this.scopes(req));
   }
@@ -153,6 +169,12 @@ export class SearchService {
       });
     }
     const asked = req.mode ?? 'words';
+    if (req.like !== undefined) {
+      return {
+        ...(await this.#picturesLike(req, published, size)),
+        elapsedMs: Math.round(performance.now() - started),
+      };
+    }
     if (req.q.trim() === '' && asked !== 'pictures') {
       const kept = await keptListing(this.#gf, published, size, req.cursor);
       return { mode: asked === 'auto' ? 'words' : asked, ...kept, elapsedMs: Math.round(performance.now() - started) };
@@ -180,26 +202,7 @@ export class SearchService {
     const offset = offsetOf(req.cursor, 'pictures');
     const r = await findPictures(this.#gf.index(), () => this.#gf.embedding(), req.q, published, size, offset);
     const names = namesOf(published);
-    const results: PictureSearchHit[] = r.hits.map((h) => ({
-      id: h.id,
-      title: pictureTitle(h),
-      url: h.pictureUrl,
-      catalog: names.get(h.catalogId) ?? h.catalogName,
-      catalogId: h.catalogId,
-      version: h.version,
-      score: h.score,
-      highlights: h.highlights,
-      textPath: '',
-      pictureUrl: h.pictureUrl,
-      file: h.file,
-      width: h.width,
-      height: h.height,
-      alt: h.alt,
-      caption: h.caption,
-      imageId: h.imageId,
-      pages: h.pages,
-      pageCount: h.pageCount,
-    }));
+    const results = r.hits.map((h) => pictureResult(h, names));
     const next = offset + results.length;
     return {
       mode: 'pictures',
@@ -207,6 +210,47 @@ export class SearchService {
       total: r.total,
       nextCursor: next < r.total && next <= MAX_MEANING_OFFSET ? String(next) : null,
       ...(r.supported ? {} : { note: `the index "${this.#gf.index().name}" keeps no picture records to search` }),
+    };
+  }
+
+  /**
+   * Pictures like one (`like`, picture-search.ts): only in pictures mode, and instead of a query's words, which it
+   * refuses beside it (a 400 naming both) rather than silently ignoring one of them.
+   */
+  async #picturesLike(
+    req: SearchRequest,
+    published: Array<ScopedCatalog>,
+    size: number,
+  ): Promise<Omit<SearchResponse, 'elapsedMs'>> {
+    const asked = req.mode ?? 'words';
+    if (asked !== 'pictures' && asked !== 'auto') {
+      throw new CrawlerError('BAD_INPUT', `like: pictures like one are found by pictures search, not mode ${asked}`, {
+        fix: 'set mode to pictures (--mode pictures), or leave it out',
+      });
+    }
+    const like = (req.like ?? '').trim();
+    if (!like) {
+      throw new CrawlerError('BAD_INPUT', 'like is blank', {
+        fix: 'give the id of a pictures result: greenfinger search "<words>" --mode pictures --json',
+      });
+    }
+    if (req.q.trim() !== '') {
+      throw new CrawlerError('BAD_INPUT', 'q and like together: a search is by words or like a picture, not both', {
+        fix: 'leave q blank to find pictures like the one named, or leave like out to search pictures by words',
+      });
+    }
+    const offset = offsetOf(req.cursor, 'pictures');
+    const r = await findPicturesLike(this.#gf.index(), like, published, size, offset);
+    const names = namesOf(published);
+    const results = r.results.map((h) => pictureResult(h, names));
+    const next = offset + results.length;
+    return {
+      mode: 'pictures',
+      results,
+      total: r.total,
+      nextCursor: next < r.total && next <= MAX_MEANING_OFFSET ? String(next) : null,
+      likeBy: r.by,
+      likeOf: pictureResult(r.source, names),
     };
   }
 
@@ -332,6 +376,30 @@ export class SearchService {
       ...(notice ? { embedding: notice } : {}),
     };
   }
+}
+
+/** A pictures result as every front end shows it (title: its alt text; url: the picture's own url). */
+function pictureResult(h: PictureHit, names: Map<string, string>): PictureSearchHit {
+  return {
+    id: h.id,
+    title: pictureTitle(h),
+    url: h.pictureUrl,
+    catalog: names.get(h.catalogId) ?? h.catalogName,
+    catalogId: h.catalogId,
+    version: h.version,
+    score: h.score,
+    highlights: h.highlights,
+    textPath: '',
+    pictureUrl: h.pictureUrl,
+    file: h.file,
+    width: h.width,
+    height: h.height,
+    alt: h.alt,
+    caption: h.caption,
+    imageId: h.imageId,
+    pages: h.pages,
+    pageCount: h.pageCount,
+  };
 }
 
 /** The published catalogs' names by id. */

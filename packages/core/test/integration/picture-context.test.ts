@@ -80,4 +80,14 @@ describe('picture records carry the nearest heading and the title attribute', ()
     expect(first && new URL(first.pictureUrl).pathname).toBe('/pics/chart7.png');
     expect(first?.caption).toMatch(/Seaweed harvest calendar/);
   });
+
+  it('refuses pictures like one where no picture vector was written, naming the fix', async () => {
+    const r = await gf.search.search({ q: 'seaweed harvest', mode: 'pictures', size: 1 });
+    const picture = r.results[0] as PictureSearchHit;
+    await expect(gf.search.search({ q: '', mode: 'pictures', like: picture.id })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringMatching(/^like: ".*" v\d+ holds no picture vectors/),
+      fix: expect.stringMatching(/"vector" to the catalog's outputs.*replay --layers vector/),
+    });
+  });
 });

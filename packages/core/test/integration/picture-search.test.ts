@@ -130,6 +130,46 @@ describe.skipIf(missing !== undefined)(`pictures search over the GIMP help${miss
     expect(counts).toEqual([...counts].sort((a, b) => b - a));
   });
 
+  it('finds pictures like the WebP export dialog by its caption meaning: other export dialogs first', async () => {
+    const webp = (await pictures(DONE_WHEN)).results.find((h) => h.url.endsWith(WEBP)) as PictureSearchHit;
+    const r = await gf.search.search({ q: '', mode: 'auto', like: webp.id, size: 5 });
+    expect(r.mode).toBe('pictures');
+    expect(r.likeBy).toBe('caption meaning');
+    expect(r.likeOf?.url).toBe(webp.url);
+    const paths = r.results.map((h) => new URL(h.url).pathname);
+    expect(paths).not.toContain(WEBP);
+    // Measured: TIFF, MNG, JPEG export dialogs, the Open Image dialog, the HEIF export dialog.
+    expect(paths[0]).toMatch(/\/export-\w+-dialog\.png$/);
+    expect(paths.filter((p) => /\/export-\w+-dialog\.png$/.test(p)).length).toBeGreaterThanOrEqual(3);
+    const scores = r.results.map((h) => h.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    expect(r.total).toBeGreaterThan(5);
+    expect(r.nextCursor).toBe('5');
+    // The image id names it too; the next page goes on where the first stopped.
+    const next = await gf.search.search({ q: '', mode: 'pictures', like: webp.imageId, size: 5, cursor: '5' });
+    expect(next.likeOf?.id).toBe(webp.id);
+    expect(new Set([...r.results, ...next.results].map((h) => h.id)).size).toBe(10);
+  });
+
+  it('refuses like with an unknown picture, with words, or in another mode, naming what to do', async () => {
+    const webp = (await pictures(DONE_WHEN)).results.find((h) => h.url.endsWith(WEBP)) as PictureSearchHit;
+    const like = (q: string, mode: 'pictures' | 'words', id: string) => gf.search.search({ q, mode, like: id });
+    await expect(like('', 'pictures', 'no-such-picture')).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: expect.stringMatching(/^like: no picture "no-such-picture" in ".+" v\d+$/),
+      fix: expect.stringMatching(/--mode pictures --json/),
+    });
+    await expect(like('webp', 'pictures', webp.id)).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringMatching(/^q and like together/),
+    });
+    await expect(like('', 'words', webp.id)).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringMatching(/^like: .* not mode words$/),
+    });
+    await expect(like('', 'pictures', ' ')).rejects.toMatchObject({ code: 'BAD_INPUT', message: 'like is blank' });
+  });
+
   it('never answers from a version being written', async () => {
     // A rebuild writing version + 1 into the same index file: its pictures stay out until it is published.
     const index = gf.factory.index();
