@@ -146,6 +146,34 @@ describe('GET /v2/search: hybrid by default with vectors, words without; detail 
     }
   });
 
+  it('answers pictures like one by ?like=, and refuses it with a 404 or 400 naming like', async () => {
+    const tomatoes = (await search('q=cherry%20tomatoes%20vine&catalog=garden&mode=pictures')).results[0] as Hit & {
+      imageId: string;
+    };
+    const call = (url: string) => f.call({ method: 'GET', url, as: 'support' });
+    const r = await call(`/v2/search/images?like=${tomatoes.id}&catalog=garden`);
+    expect(r.statusCode, r.body.slice(0, 300)).toBe(200);
+    const like = r.json().data as Page & { likeBy: string; likeOf: Hit };
+    expect(like).toMatchObject({ mode: 'pictures', likeBy: 'caption meaning', likeOf: { id: tomatoes.id } });
+    expect(like.results.length).toBeGreaterThan(0);
+    expect(like.results.map((h) => h.id)).not.toContain(tomatoes.id);
+    // No mode: like makes it a pictures search.
+    expect((await search(`like=${tomatoes.imageId}&catalog=garden`)).mode).toBe('pictures');
+    const unknown = await call('/v2/search/images?like=nope&catalog=garden');
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().message).toMatch(/^like: no picture "nope"/);
+    const words = (await search('q=compost&catalog=words-only&mode=pictures')).results[0] as Hit;
+    for (const [url, field] of [
+      [`/v2/search/images?like=${tomatoes.id}&q=tomatoes&catalog=garden`, /^q and like together/],
+      [`/v2/search?like=${tomatoes.id}&mode=words&catalog=garden`, /^like: .*not mode words/],
+      [`/v2/search/images?like=${words.id}&catalog=words-only`, /^like: .* holds no picture vectors/],
+    ] as const) {
+      const bad = await call(url);
+      expect(bad.statusCode, `${url}: ${bad.body}`).toBe(400);
+      expect(bad.json().message).toMatch(field);
+    }
+  });
+
   it('refuses a bad mode, preferDetailPages or offset with one 400 naming the field', async () => {
     for (const [query, field] of [
       ['q=x&mode=sound', /mode/],

@@ -13,6 +13,7 @@ interface SearchQuery {
   preferDetailPages?: boolean;
   cat?: string;
   version?: number;
+  like?: string;
 }
 
 const querystring = {
@@ -55,6 +56,12 @@ const querystring = {
       description:
         'rank articles above listings (by the link density of the extracted text); false ranks by match alone',
     },
+    like: {
+      type: 'string',
+      maxLength: 200,
+      description:
+        'pictures like this one: the id (or imageId) of a pictures result; pictures mode only (absent mode: pictures), with q blank (both: 400); an unknown picture: 404',
+    },
   },
 } as const;
 
@@ -70,6 +77,7 @@ const imagesQuerystring = {
     offset: { ...querystring.properties.offset, description: 'results to skip (instead of cursor), at most 1000' },
     cat: querystring.properties.cat,
     version: querystring.properties.version,
+    like: querystring.properties.like,
   },
 } as const;
 
@@ -90,6 +98,7 @@ export function searchRoutes(app: FastifyInstance, ctx: ApiContext): void {
       preferDetailPages: query.preferDetailPages,
       cat: query.cat,
       version: query.version,
+      like: query.like,
     });
     return ok({
       mode: r.mode,
@@ -99,6 +108,7 @@ export function searchRoutes(app: FastifyInstance, ctx: ApiContext): void {
       nextCursor: r.nextCursor,
       elapsedMillis: r.elapsedMs,
       ...(r.embedding ? { embedding: r.embedding } : {}),
+      ...(r.likeBy ? { likeBy: r.likeBy, likeOf: r.likeOf } : {}),
       ...(r.note ? { note: r.note } : {}),
     });
   };
@@ -119,7 +129,7 @@ export function searchRoutes(app: FastifyInstance, ctx: ApiContext): void {
     {
       schema: {
         summary:
-          'Search pictures (the same as mode=pictures): one result per kept picture, with pictureUrl, file, width, height, caption and the pages that show it',
+          'Search pictures (the same as mode=pictures): one result per kept picture, with pictureUrl, file, width, height, caption and the pages that show it; like=ID: the pictures like that one',
         tags: ['search'],
         querystring: imagesQuerystring,
       },

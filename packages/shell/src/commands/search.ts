@@ -24,6 +24,7 @@ interface SearchOptions {
   cursor?: string;
   cat?: string;
   version?: number;
+  like?: string;
   json?: boolean;
   data?: string;
 }
@@ -33,7 +34,7 @@ export const SEARCH_COMMAND = defineCommand<SearchOptions>({
   prompt: 'search',
   summary:
     'Search published catalogs by words (full text), meaning (text vectors), both (hybrid), or pictures (one result per kept picture). Never reads the database.',
-  args: [{ name: '<query>', description: 'what to look for' }],
+  args: [{ name: '[query]', description: 'what to look for ("" lists what was kept; none with --like)' }],
   promptArgs: [{ name: '[query...]', description: 'what to look for (no quotes needed); blank lists what was kept' }],
   options: [
     {
@@ -67,9 +68,14 @@ export const SEARCH_COMMAND = defineCommand<SearchOptions>({
         'search this kept version of one catalog (with --catalog) instead of the published one; every mode answers from it alone',
       parse: intArg('--version', 0),
     },
+    {
+      flags: '--like <pictureId>',
+      description:
+        'pictures like this one (the id or imageId of a pictures result, from --mode pictures --json): a pictures search without a query',
+    },
     dataOption(),
     jsonOption(
-      'print exactly one JSON document: {mode, results, total, nextCursor}; pictures results add pictureUrl, file, width, height, caption, pages',
+      'print exactly one JSON document: {mode, results, total, nextCursor}; pictures results add pictureUrl, file, width, height, caption, pages; --like adds likeBy, likeOf',
     ),
     verboseOption(),
   ],
@@ -79,6 +85,7 @@ export const SEARCH_COMMAND = defineCommand<SearchOptions>({
     'greenfinger search "how do I read a file line by line" --mode meaning --size 5 --json',
     'greenfinger search "ferry timetable" --no-prefer-detail-pages',
     'greenfinger search "the dialog for exporting webp images" --mode pictures --json',
+    'greenfinger search --mode pictures --like 6f1c…   # pictures like a pictures result (its id from --json)',
     'greenfinger search "opening hours" --catalog harbour --version 3',
     'greenfinger search "election results" --cat news',
     'greenfinger search "" --size 20    # a blank query lists what was kept, newest fetch first',
@@ -87,10 +94,16 @@ export const SEARCH_COMMAND = defineCommand<SearchOptions>({
     'search json dumps',
     'search how do I read a file line by line --mode meaning --size 5',
     'search the dialog for exporting webp images --mode pictures',
+    'search --mode pictures --like 6f1c…   # pictures like a pictures result (its id from --json)',
     'search opening hours --catalog harbour --version 3',
     'search            # a blank query lists what was kept: newest fetch first, each with its opening text',
   ],
   run: async (ctx, args, opts) => {
+    if (ctx.mode === 'cli' && args.length === 0 && opts.like === undefined) {
+      throw new CrawlerError('BAD_INPUT', 'search needs a query, or --like with a picture id', {
+        fix: 'greenfinger search "<words>" ("" lists what was kept), or greenfinger search --mode pictures --like <id>',
+      });
+    }
     if (ctx.mode === 'cli') mustExist(resolve(opts.data ?? envDataStore()));
     const gf = await ctx.gf();
     const r = await gf.search.search({
@@ -102,21 +115,25 @@ export const SEARCH_COMMAND = defineCommand<SearchOptions>({
       preferDetailPages: opts.preferDetailPages,
       cat: opts.cat,
       version: opts.version,
+      like: opts.like,
     });
+    // Pictures like one name it first: what they are like, and by what.
+    const like = r.likeOf ? `like ${r.likeOf.title} — ${r.likeOf.url} (by ${r.likeBy})\n` : '';
     if (opts.json) {
-      const results = r.results.map((h) => {
-        const { catalogId: _c, textPath: _t, ...shown } = h;
-        return shown;
-      });
+      const shown = (h: SearchHit) => {
+        const { catalogId: _c, textPath: _t, ...rest } = h;
+        return rest;
+      };
+      const results = r.results.map(shown);
       ctx.io.out(
-        `${JSON.stringify({ mode: r.mode, results, total: r.total, nextCursor: r.nextCursor, ...(r.note ? { note: r.note } : {}) })}\n`,
+        `${JSON.stringify({ mode: r.mode, results, total: r.total, nextCursor: r.nextCursor, ...(r.note ? { note: r.note } : {}), ...(r.likeOf ? { likeBy: r.likeBy, likeOf: shown(r.likeOf) } : {}) })}\n`,
       );
     } else if (ctx.mode === 'prompt') {
       // The prompt's list shows each result's picture: a thumbnail where the terminal draws one, else its url.
       const protocol = ctx.session?.interactive ? inlineImageProtocol(process.env) : null;
-      ctx.io.out(formatResults(r, (h) => resultPicture(h, protocol, gf.layout.user)));
+      ctx.io.out(like + formatResults(r, (h) => resultPicture(h, protocol, gf.layout.user)));
     } else {
-      ctx.io.out(formatResults(r));
+      ctx.io.out(like + formatResults(r));
     }
     return EXIT.ok;
   },
