@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { type BigIntStats, statSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CrawlerError } from '../errors.js';
@@ -54,6 +55,8 @@ export class PublishedCatalogs {
   readonly file: string;
   readonly #dir: string;
   #writing: Promise<unknown> = Promise.resolve();
+  /** The file's text as last read, and the stat it was read under (see #read). */
+  #cached: { stamp: string; raw: string } | undefined;
 
   /** @param indexRoot the `user/index` directory (DataLayout.indexRoot). */
   constructor(indexRoot: string) {
@@ -132,13 +135,32 @@ export class PublishedCatalogs {
       .map((c) => ({ catalogId: c.catalogId, version: c.searchVersion }));
   }
 
+  /**
+   * Every search reads the list, so the text is kept and read again only when the file's stat changed: a read of
+   * the file goes through the thread pool a crawl writes its files with. A file changed less than a second before
+   * it was read is read again each time (two replacements within the clock's step could share a stat).
+   */
   async #read(): Promise<PublishedCatalog[]> {
-    let raw: string;
+    const readAt = Date.now();
+    let st: BigIntStats;
     try {
-      raw = await readFile(this.file, 'utf8');
+      const found = statSync(this.file, { bigint: true, throwIfNoEntry: false });
+      if (!found) return [];
+      st = found;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw new CrawlerError('STORAGE', `cannot read ${this.file}: ${(err as Error).message}`, { cause: err });
+    }
+    const stamp = `${st.ino}:${st.mtimeNs}:${st.ctimeNs}:${st.size}`;
+    let raw = this.#cached?.stamp === stamp ? this.#cached.raw : undefined;
+    if (raw === undefined) {
+      try {
+        raw = await readFile(this.file, 'utf8');
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+        throw new CrawlerError('STORAGE', `cannot read ${this.file}: ${(err as Error).message}`, { cause: err });
+      }
+      // Stat before read: a replacement in between leaves a stale stamp, which the next read sees changed.
+      this.#cached = readAt - Number(st.mtimeMs) > 1000 ? { stamp, raw } : undefined;
     }
     try {
       const parsed = JSON.parse(raw) as RegistryFile;

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CrawlerError, PublishedCatalogs } from '@greenfinger/core/internal';
@@ -81,5 +81,28 @@ describe('PublishedCatalogs (user/index/catalogs.json)', () => {
     const err = await registry.list().catch((e: unknown) => e);
     expect((err as CrawlerError).code).toBe('CORRUPT');
     expect((err as CrawlerError).fix).toContain('publish');
+  });
+
+  it('keeps the file it read, and reads it again once it changed (another instance, or an edit in place)', async () => {
+    await registry.publish({ catalogId: A, name: 'docs', url: 'u', searchVersion: 1, versions: [1] });
+    // An hour old: old enough to be kept by a reader (a file changed within the last second is read each time).
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(registry.file, hourAgo, hourAgo);
+    const reader = new PublishedCatalogs(join(root, 'user', 'index'));
+    expect((await reader.list())[0]?.searchVersion).toBe(1);
+    expect((await reader.list())[0]?.searchVersion).toBe(1);
+    await registry.publish({ catalogId: A, name: 'docs', url: 'u', searchVersion: 2, versions: [1, 2] });
+    expect((await reader.list())[0]?.searchVersion).toBe(2);
+    // The same size written in place and its times set back: the change time still tells.
+    utimesSync(registry.file, hourAgo, hourAgo);
+    expect((await reader.list())[0]?.searchVersion).toBe(2);
+    writeFileSync(
+      registry.file,
+      readFileSync(registry.file, 'utf8').replace('"searchVersion": 2', '"searchVersion": 3'),
+    );
+    utimesSync(registry.file, hourAgo, hourAgo);
+    expect((await reader.list())[0]?.searchVersion).toBe(3);
+    rmSync(registry.file);
+    expect(await reader.list()).toEqual([]);
   });
 });
