@@ -14,6 +14,9 @@ export interface TokenClaims {
   pw: string;
 }
 
+/** Checked tokens kept by a signer (see TokenSigner's #verified). */
+const VERIFIED_KEPT = 1024;
+
 /** Why a token was refused, in words a person can act on. */
 export type TokenRefusal = 'malformed' | 'bad-signature' | 'expired';
 
@@ -24,6 +27,12 @@ export type TokenRefusal = 'malformed' | 'bad-signature' | 'expired';
 export class TokenSigner {
   readonly #key: Buffer;
   readonly ttlSeconds: number;
+  /**
+   * Tokens whose signature was checked, with their claims: every request of a client sends the same token, and the
+   * check (HMAC, base64, JSON) is the same each time. Expiry is still checked on each use; revocation and the
+   * user's row are the caller's (Auth reads them on every request). The oldest entry goes first when it is full.
+   */
+  readonly #verified = new Map<string, Readonly<TokenClaims>>();
 
   constructor(key: string | Buffer, ttlSeconds: number) {
     this.#key = Buffer.isBuffer(key) ? key : Buffer.from(key, 'utf8');
@@ -46,6 +55,8 @@ export class TokenSigner {
   }
 
   verify(token: string, now = Date.now()): TokenClaims | TokenRefusal {
+    const known = this.#verified.get(token);
+    if (known) return known.exp * 1000 <= now ? 'expired' : known;
     const dot = token.indexOf('.');
     if (dot <= 0 || dot !== token.lastIndexOf('.') || token.length > 4096) return 'malformed';
     const body = token.slice(0, dot);
@@ -54,6 +65,8 @@ export class TokenSigner {
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'bad-signature';
     const claims = parseClaims(body);
     if (!claims) return 'malformed';
+    if (this.#verified.size >= VERIFIED_KEPT) this.#verified.delete(this.#verified.keys().next().value as string);
+    this.#verified.set(token, Object.freeze(claims));
     return claims.exp * 1000 <= now ? 'expired' : claims;
   }
 
