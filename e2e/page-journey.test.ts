@@ -199,6 +199,12 @@ describe('the page, in a browser', () => {
     await visible(page.getByRole('status').getByText(/by pictures/));
     await visible(page.locator('.gallery img').first(), 20_000);
     await screen('search-pictures');
+    // "like this" asks for the pictures like one: this catalog kept no vectors, and the page says how to get them.
+    await page
+      .getByRole('link', { name: /^Pictures like this one/ })
+      .first()
+      .click();
+    await visible(page.getByText(/holds no picture vectors.*replay --layers vector/));
   });
 
   it('opens why for an off-site url refused before any request, and the stored text of a saved one', async () => {

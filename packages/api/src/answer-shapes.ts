@@ -231,8 +231,10 @@ export const ANSWER_SHAPES: Record<string, Schema> = {
         embeddingNotice,
       ),
       note: doc('Why an answer is empty or narrower than asked when the reason is not the query (no vectors).', str),
+      likeBy: doc("like=: what was compared, 'caption meaning' (the pictures' text vectors).", str),
+      likeOf: doc('like=: the picture the results are like.', ref('SearchHit')),
     },
-    ['embedding', 'note'],
+    ['embedding', 'note', 'likeBy', 'likeOf'],
   ),
   UrlRow: obj({
     urlId: str,

@@ -455,6 +455,10 @@ export interface SearchPage {
   };
   /** Why an answer is empty or narrower than asked when the reason is not the query (no vectors). */
   note?: string;
+  /** like=: what was compared, 'caption meaning' (the pictures' text vectors). */
+  likeBy?: string;
+  /** like=: the picture the results are like. */
+  likeOf?: SearchHit;
 }
 
 export interface SignedIn {
@@ -685,7 +689,7 @@ export interface ApiAnswers {
   'GET /v2/resource/{id}': ResourceView;
   /** Search by words, meaning, both (hybrid, the default with vectors) or pictures; a blank q lists what was kept */
   'GET /v2/search': SearchPage;
-  /** Search pictures (the same as mode=pictures): one result per kept picture, with pictureUrl, file, width, height, caption and the pages that show it */
+  /** Search pictures (the same as mode=pictures): one result per kept picture, with pictureUrl, file, width, height, caption and the pages that show it; like=ID: the pictures like that one */
   'GET /v2/search/images': SearchPage;
   /** Search by meaning (the same as mode=meaning) */
   'GET /v2/search/semantic': SearchPage;

@@ -235,8 +235,8 @@ export class SearchService {
       });
     }
     if (req.q.trim() !== '') {
-      throw new CrawlerError('BAD_INPUT', 'q and like together: a search is by words or like a picture, not both', {
-        fix: 'leave q blank to find pictures like the one named, or leave like out to search pictures by words',
+      throw new CrawlerError('BAD_INPUT', 'q and like together: a search is by its words or like a picture, not both', {
+        fix: 'leave the query (q) blank to find pictures like the one named, or leave like out to search by words',
       });
     }
     const offset = offsetOf(req.cursor, 'pictures');

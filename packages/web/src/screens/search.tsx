@@ -78,6 +78,8 @@ export function Search({ query }: { query: URLSearchParams }) {
   const version = catalog ? (query.get('version') ?? '') : '';
   const detail = query.get('detail') === 'off' ? 'off' : '';
   const cursor = query.get('cursor') ?? '';
+  /** Pictures like one (a pictures result's id): the "like this" link of a picture card. */
+  const like = query.get('like') ?? '';
   const [text, setText] = useState(q);
   const [catalogs, setCatalogs] = useState<Catalog[]>([]);
   const [cats, setCats] = useState<ApiAnswers['GET /v2/catalog/cats']>([]);
@@ -86,7 +88,7 @@ export function Search({ query }: { query: URLSearchParams }) {
   const [pictures, setPictures] = useState<Picture[] | null>(null);
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
-  const asked = query.has('q');
+  const asked = query.has('q') || like !== '';
 
   useEffect(() => {
     get<Catalog[]>('/v2/catalog').then(setCatalogs, () => undefined);
@@ -113,11 +115,12 @@ export function Search({ query }: { query: URLSearchParams }) {
     const path =
       `/v2/search` +
       qs({
-        q,
+        q: like ? '' : q,
         mode,
         catalog,
         cat,
         version,
+        like,
         size: mode === 'pictures' ? 20 : 10,
         cursor,
         preferDetailPages: detail === 'off' && mode !== 'pictures' ? false : undefined,
@@ -135,7 +138,7 @@ export function Search({ query }: { query: URLSearchParams }) {
       })
       .finally(() => !ac.signal.aborted && setBusy(false));
     return () => ac.abort();
-  }, [q, mode, catalog, cat, version, detail, cursor, asked]);
+  }, [q, mode, catalog, cat, version, detail, cursor, asked, like]);
 
   useEffect(
     () => () => {
@@ -290,7 +293,8 @@ export function Search({ query }: { query: URLSearchParams }) {
       {page && !busy ? (
         <>
           <p class="muted" role="status">
-            {page.total} {page.total === 1 ? 'result' : 'results'} by {page.mode} in {page.elapsedMillis} ms
+            {page.total} {page.total === 1 ? 'result' : 'results'} by {page.mode}
+            {page.likeOf ? ` like “${page.likeOf.title}” (by ${page.likeBy})` : ''} in {page.elapsedMillis} ms
             {page.note ? ` · ${page.note}` : ''}
             {page.embedding
               ? page.embedding.embedded < page.embedding.pages
@@ -364,7 +368,13 @@ export function Search({ query }: { query: URLSearchParams }) {
                           </a>
                         </span>
                       ))}
-                      {(p.hit.pageCount ?? 0) > 3 ? ` and ${(p.hit.pageCount ?? 0) - 3} more` : ''}
+                      {(p.hit.pageCount ?? 0) > 3 ? ` and ${(p.hit.pageCount ?? 0) - 3} more` : ''} ·{' '}
+                      <a
+                        href={href('search', { q: '', mode: 'pictures', catalog, cat, version, like: p.hit.id })}
+                        aria-label={`Pictures like this one: ${p.alt}`}
+                      >
+                        like this
+                      </a>
                     </p>
                   </li>
                 ))}
@@ -372,9 +382,9 @@ export function Search({ query }: { query: URLSearchParams }) {
             )
           ) : null}
           <nav class="pager" aria-label="Result pages">
-            {cursor ? <a href={href('search', { q, mode, catalog, cat, version, detail })}>First page</a> : null}
+            {cursor ? <a href={href('search', { q, mode, catalog, cat, version, detail, like })}>First page</a> : null}
             {page.nextCursor ? (
-              <a href={href('search', { q, mode, catalog, cat, version, detail, cursor: page.nextCursor })}>
+              <a href={href('search', { q, mode, catalog, cat, version, detail, like, cursor: page.nextCursor })}>
                 Next page
               </a>
             ) : null}
