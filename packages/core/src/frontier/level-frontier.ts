@@ -17,6 +17,13 @@ export interface LevelFrontierOptions {
   flushMs?: number;
   /** Lazy writes (acks, lease moves) held before a write starts at once. @default 2048 */
   maxPending?: number;
+  /**
+   * Bytes of writes LevelDB holds in memory before it sorts them into a table file. Four times LevelDB's 4 MiB:
+   * the `u:` keys arrive in no order, and with small table files each one is merged into the next level again and
+   * again (at 1M urls, 536 MB rewritten with 4 MiB against 180 MB with 16 MiB), which costs the puts' time.
+   * @default 16 MiB
+   */
+  writeBufferSize?: number;
 }
 
 /** `c:` holds the caller's checkpoint (the run's counters), written atomically with acks by commit(). */
@@ -24,6 +31,8 @@ const CHECKPOINT = 'c:';
 /** `j:` keys: the run's journal (see FrontierCommit.journal). */
 const JOURNAL = 'j:';
 const CHUNK = 1024;
+/** LevelFrontierOptions.writeBufferSize's default. */
+const WRITE_BUFFER = 16 * 1024 * 1024;
 
 /** A lane that may hold entries not read ahead yet. */
 const unread = (lane: LaneReader): boolean => !lane.buffered && !lane.empty;
@@ -105,7 +114,7 @@ export class LevelFrontier implements CrawlFrontier {
       what: 'frontier store',
       corruptFix: `delete ${dir} and crawl this version again (the frontier is working state; saved pages are kept)`,
     };
-    const db = await openLevel(dir, label);
+    const db = await openLevel(dir, label, { writeBufferSize: options.writeBufferSize ?? WRITE_BUFFER });
     try {
       const { seq, size } = await checkFrontier(db, dir, label);
       return new LevelFrontier(dir, db, label, seq, size, options);
@@ -116,9 +125,27 @@ export class LevelFrontier implements CrawlFrontier {
     }
   }
 
+  /** commit() of one put, without its arrays: the same checks, writes and wait, on the path one-by-one puts take. */
   async put(entry: FrontierEntry): Promise<boolean> {
-    const [enqueued] = await this.putAll([entry]);
-    return enqueued as boolean;
+    if (this.#gate) await this.#ready();
+    else this.#check();
+    checkEntry(entry);
+    const uk = urlKey(entry.url);
+    if (this.#putting.has(uk) || this.#queuedOnDisk(uk)) return false;
+    this.#putting.add(uk);
+    try {
+      const priority = entry.priority ?? 0;
+      const pos = queuePosition(priority, this.#seq++);
+      const value = encodeEntry(entry);
+      this.#writes.push({ type: 'put', key: uk, value: '' });
+      this.#writes.push({ type: 'put', key: `f:${pos}`, value });
+      this.#lanes[laneOf(priority)]?.note(pos, value);
+      this.#size++;
+      await this.#writes.flush();
+      return true;
+    } finally {
+      this.#putting.delete(uk);
+    }
   }
 
   async putAll(entries: FrontierEntry[]): Promise<boolean[]> {

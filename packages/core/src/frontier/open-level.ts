@@ -69,11 +69,21 @@ export function levelError(err: unknown, dir: string, label: LevelStoreLabel, do
   });
 }
 
+/** LevelDB settings a store may change from the defaults of {@link openLevel}. */
+export interface LevelTuning {
+  /** Bytes of writes held in memory before they are sorted into a table file. @default 4 MiB (LevelDB's) */
+  writeBufferSize?: number;
+}
+
 /**
  * Open a LevelDB store with string keys and values, creating the directory.
  * @throws CrawlerError CONFLICT when another process holds it, CORRUPT when it cannot be read.
  */
-export async function openLevel(dir: string, label: LevelStoreLabel): Promise<ClassicLevel<string, string>> {
+export async function openLevel(
+  dir: string,
+  label: LevelStoreLabel,
+  tuning: LevelTuning = {},
+): Promise<ClassicLevel<string, string>> {
   try {
     await mkdir(dir, { recursive: true });
   } catch (err) {
@@ -102,6 +112,7 @@ export async function openLevel(dir: string, label: LevelStoreLabel): Promise<Cl
     keyEncoding: 'utf8',
     valueEncoding: 'utf8',
     cacheSize: 2 * 1024 * 1024,
+    ...(tuning.writeBufferSize === undefined ? {} : { writeBufferSize: tuning.writeBufferSize }),
   });
   try {
     await db.open();
