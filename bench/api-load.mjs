@@ -4,9 +4,10 @@
 //             (p50, p99) meanwhile. Goals: health p99 under 50 ms on the threads, throughput at least the loop's.
 //   sign-in   waves of 60 sign-ins at once (wrong passwords, limiter wide open) against stored-page reads
 //             (GET /v2/resource/{id}/html): read p50/p99 with and without the flood. Goal: flood p99 under 100 ms.
-//   crawl     a rebuild of the handbook alone, then with the searches in flight until it ends (on the loop, on the
-//             threads).
-//             Goal: slowed by at most 15 %.
+//   crawl     a rebuild of the handbook alone, then with the searches on the threads in flight until it ends,
+//             alternated --rounds N (2) times; the slowdown is of the sums. Goal: slowed by at most 15 %.
+//   crawl-loop one rebuild with the searches on the event loop instead (about 100 s).
+//   --phases searches,sign-in,crawl,crawl-loop (all) runs some of them.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -222,60 +223,111 @@ async function listIds(s) {
   return r.items.filter((i) => i.outcome === 'SAVED').map((i) => i.id);
 }
 
-export async function apiLoadBench({ clients = 32, seconds = 10, data, keep = false } = {}) {
+const PHASES = ['searches', 'sign-in', 'crawl', 'crawl-loop'];
+
+/**
+ * `phases` (all by default): `searches`, `sign-in`, `crawl` (a rebuild alone, then beside the searches on the
+ * threads, alternated `rounds` times, since a shared machine drifts between runs) and `crawl-loop` (one rebuild
+ * beside the searches on the event loop, ~100 s).
+ */
+export async function apiLoadBench({
+  clients = 32,
+  seconds = 10,
+  data,
+  keep = false,
+  phases = PHASES,
+  rounds = 2,
+} = {}) {
+  const unknown = phases.filter((p) => !PHASES.includes(p));
+  if (unknown.length) throw new TypeError(`--phases: unknown ${unknown.join(', ')} (choose from ${PHASES.join(', ')})`);
   const root = data ?? mkdtempSync(join(tmpdir(), 'gf-api-load-'));
   try {
     if (!data) await crawlHandbook(root);
     if (keep) console.log(`  data root kept: ${root} (--data ${root} reuses it)`);
-    const loop = await searchLoad(root, 0, clients, seconds);
-    const threads = await searchLoad(root, 2, clients, seconds);
-    const flood = await signInFlood(root, seconds);
-    const quietCrawl = await timedRebuild(root, false, clients);
-    const loopCrawl = await timedRebuild(root, true, clients, 0);
-    const busyCrawl = await timedRebuild(root, true, clients);
-    console.log(
-      mdTable(
-        ['searches run', 'searches/s', 'failed', '/v2/health p50 ms', 'p99 ms'],
-        [loop, threads].map((r) => [
-          r.searchThreads ? `${r.searchThreads} threads` : 'event loop',
-          fmt(r.perSecond),
-          r.failed,
-          fmt(r.p50),
-          fmt(r.p99),
-        ]),
-      ),
-    );
-    console.log(
-      mdTable(
-        ['stored-page reads', 'p50 ms', 'p99 ms'],
-        [
-          ['quiet', fmt(flood.quietP50, 2), fmt(flood.quietP99, 2)],
-          ['60 sign-ins in flight', fmt(flood.floodP50, 2), fmt(flood.floodP99, 2)],
-        ],
-      ),
-    );
-    console.log(
-      mdTable(
-        ['rebuild of the handbook', 'seconds', 'pages saved'],
-        [
-          ['no search', fmt(quietCrawl.seconds), quietCrawl.saved],
-          [`${clients} searches in flight (event loop)`, fmt(loopCrawl.seconds), loopCrawl.saved],
-          [`${clients} searches in flight (threads)`, fmt(busyCrawl.seconds), busyCrawl.saved],
-        ],
-      ),
-    );
-    const slowdown = busyCrawl.seconds / quietCrawl.seconds - 1;
-    const goals = [
-      goal('health p99 < 50 ms with 32 searches in flight', threads.p99 < 50, `${fmt(threads.p99)} ms`),
-      goal(
-        'search throughput on threads >= on the loop',
-        threads.perSecond >= loop.perSecond * 0.95,
-        `${fmt(threads.perSecond)} vs ${fmt(loop.perSecond)} /s`,
-      ),
-      goal('stored-page read p99 < 100 ms under a sign-in flood', flood.floodP99 < 100, `${fmt(flood.floodP99, 2)} ms`),
-      goal('a crawl slowed by at most 15 % by 32 searches in flight', slowdown <= 0.15, `${fmt(slowdown * 100)} %`),
-    ];
-    saveResults('api-load', { clients, seconds, loop, threads, flood, quietCrawl, loopCrawl, busyCrawl, goals });
+    const goals = [];
+    const out = { clients, seconds, rounds };
+    if (phases.includes('searches')) {
+      const loop = await searchLoad(root, 0, clients, seconds);
+      const threads = await searchLoad(root, 2, clients, seconds);
+      Object.assign(out, { loop, threads });
+      console.log(
+        mdTable(
+          ['searches run', 'searches/s', 'failed', '/v2/health p50 ms', 'p99 ms'],
+          [loop, threads].map((r) => [
+            r.searchThreads ? `${r.searchThreads} threads` : 'event loop',
+            fmt(r.perSecond),
+            r.failed,
+            fmt(r.p50),
+            fmt(r.p99),
+          ]),
+        ),
+      );
+      goals.push(
+        goal('health p99 < 50 ms with 32 searches in flight', threads.p99 < 50, `${fmt(threads.p99)} ms`),
+        goal(
+          'search throughput on threads >= on the loop',
+          threads.perSecond >= loop.perSecond * 0.95,
+          `${fmt(threads.perSecond)} vs ${fmt(loop.perSecond)} /s`,
+        ),
+      );
+    }
+    if (phases.includes('sign-in')) {
+      const flood = await signInFlood(root, seconds);
+      out.flood = flood;
+      console.log(
+        mdTable(
+          ['stored-page reads', 'p50 ms', 'p99 ms'],
+          [
+            ['quiet', fmt(flood.quietP50, 2), fmt(flood.quietP99, 2)],
+            ['60 sign-ins in flight', fmt(flood.floodP50, 2), fmt(flood.floodP99, 2)],
+          ],
+        ),
+      );
+      goals.push(
+        goal(
+          'stored-page read p99 < 100 ms under a sign-in flood',
+          flood.floodP99 < 100,
+          `${fmt(flood.floodP99, 2)} ms`,
+        ),
+      );
+    }
+    const rows = [];
+    if (phases.includes('crawl')) {
+      // Alone and beside the searches, alternated: each pair ran under the same load from the rest of the machine.
+      const pairs = [];
+      for (let i = 0; i < rounds; i++) {
+        const alone = await timedRebuild(root, false, clients);
+        const busy = await timedRebuild(root, true, clients);
+        pairs.push({ alone, busy, slowdown: busy.seconds / alone.seconds - 1 });
+        rows.push(
+          [`round ${i + 1}: no search`, fmt(alone.seconds), alone.saved, ''],
+          [
+            `round ${i + 1}: ${clients} searches in flight (threads)`,
+            fmt(busy.seconds),
+            busy.saved,
+            `${fmt((busy.seconds / alone.seconds - 1) * 100)} %`,
+          ],
+        );
+      }
+      out.crawlPairs = pairs;
+      const alone = pairs.reduce((a, p) => a + p.alone.seconds, 0);
+      const busy = pairs.reduce((a, p) => a + p.busy.seconds, 0);
+      const slowdown = busy / alone - 1;
+      goals.push(
+        goal(
+          'a crawl slowed by at most 15 % by 32 searches in flight',
+          slowdown <= 0.15,
+          `${fmt(slowdown * 100)} % (sum of ${rounds} rounds; each: ${pairs.map((p) => `${fmt(p.slowdown * 100)} %`).join(', ')})`,
+        ),
+      );
+    }
+    if (phases.includes('crawl-loop')) {
+      const loopCrawl = await timedRebuild(root, true, clients, 0);
+      out.loopCrawl = loopCrawl;
+      rows.push([`${clients} searches in flight (event loop)`, fmt(loopCrawl.seconds), loopCrawl.saved, '']);
+    }
+    if (rows.length) console.log(mdTable(['rebuild of the handbook', 'seconds', 'pages saved', 'slowed'], rows));
+    saveResults('api-load', { ...out, goals });
     return { goals };
   } finally {
     if (!data && !keep) rmSync(root, { recursive: true, force: true });

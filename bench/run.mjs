@@ -14,7 +14,8 @@
 //                       --latency MS, --threads N (16), --host-concurrency N (2); not in `all`: it starts node processes)
 //   api-load            the REST API over a handbook crawl: 32 searches in flight on the event loop vs the search
 //                       threads (searches/s, /v2/health p50/p99), stored-page reads under 60 sign-ins in flight
-//                       (--clients N (32), --seconds S (10), --keep to keep the crawled data root, --data DIR to reuse it)
+//                       (--clients N (32), --seconds S (10), --keep to keep the crawled data root, --data DIR to reuse it,
+//                       --phases searches,sign-in,crawl,crawl-loop, --rounds N (2) crawl alone/beside searches pairs)
 //   all                 every one of the above
 //   use-lite-onnx       the bundled USE-lite on TF.js wasm vs its ONNX graph on onnxruntime-node, same chunks
 //                       (--chunks N (480), --per-page N (3), --batch N (16), --variants tfjs,onnx-t1,…; not in `all`)
@@ -137,6 +138,8 @@ for (const name of wanted) {
       seconds: num('seconds', 10),
       data: opts.data,
       keep: opts.keep === 'true',
+      phases: opts.phases ? opts.phases.split(',') : undefined,
+      rounds: num('rounds', 2),
     });
   } else if (name === 'search-quality') {
     result = await (await import('./search-quality.mjs')).searchQualityBench({
