@@ -49,7 +49,14 @@ interface Slot {
   startTimer: NodeJS.Timeout | undefined;
   /** The end of what the process wrote to stderr: V8's reason when it aborts. */
   stderr: string;
+  /**
+   * V8 said it ran out of heap, seen as the stderr came: its FATAL ERROR line comes before a native stack trace that
+   * can be longer than the tail kept (measured: 3–4 KB of stack after it, and a crash whose tail had lost it).
+   */
+  oom: boolean;
 }
+
+const OUT_OF_HEAP = /heap out of memory|Allocation failed/i;
 
 /** Stderr kept of the worker process, for the reason of a crash. */
 const STDERR_TAIL = 4096;
@@ -205,12 +212,14 @@ export class DocumentPool {
   #spawn(): Slot {
     const child = forkWorkerProcess(import.meta.url, './document-worker', { heapMb: this.memoryMb });
     this.#started++;
-    const slot: Slot = { child, ready: false, startTimer: undefined, stderr: '' };
+    const slot: Slot = { child, ready: false, startTimer: undefined, stderr: '', oom: false };
     // Held while it starts: a job waits for it, and the process must wait with the job.
     hold(child, true);
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
-      slot.stderr = (slot.stderr + chunk).slice(-STDERR_TAIL);
+      const text = slot.stderr + chunk;
+      if (OUT_OF_HEAP.test(text)) slot.oom = true;
+      slot.stderr = text.slice(-STDERR_TAIL);
     });
     slot.startTimer = setTimeout(() => {
       this.#lose(slot, new StageError('document', `the document worker did not start within ${START_DEADLINE_MS} ms`));
@@ -235,7 +244,7 @@ export class DocumentPool {
     });
     const ended = (err: Error | undefined, code: number | null, signal: NodeJS.Signals | null) => {
       if (this.#slot !== slot) return;
-      const oom = /heap out of memory|Allocation failed/i.test(slot.stderr);
+      const oom = slot.oom;
       const how = oom
         ? `out of memory, ${this.memoryMb} MiB heap`
         : err
