@@ -201,14 +201,8 @@ export class SearchService {
   ): Promise<Omit<SearchResponse, 'elapsedMs'>> {
     const offset = offsetOf(req.cursor, 'pictures');
     const r = await findPictures(this.#gf.index(), () => this.#gf.embedding(), req.q, published, size, offset);
-    const names = namesOf(published);
-    const results = r.hits.map((h) => pictureResult(h, names));
-    const next = offset + results.length;
     return {
-      mode: 'pictures',
-      results,
-      total: r.total,
-      nextCursor: next < r.total && next <= MAX_MEANING_OFFSET ? String(next) : null,
+      ...picturePage(r.hits, r.total, offset, namesOf(published)),
       ...(r.supported ? {} : { note: `the index "${this.#gf.index().name}" keeps no picture records to search` }),
     };
   }
@@ -242,13 +236,8 @@ export class SearchService {
     const offset = offsetOf(req.cursor, 'pictures');
     const r = await findPicturesLike(this.#gf.index(), like, published, size, offset);
     const names = namesOf(published);
-    const results = r.results.map((h) => pictureResult(h, names));
-    const next = offset + results.length;
     return {
-      mode: 'pictures',
-      results,
-      total: r.total,
-      nextCursor: next < r.total && next <= MAX_MEANING_OFFSET ? String(next) : null,
+      ...picturePage(r.results, r.total, offset, names),
       likeBy: r.by,
       likeOf: pictureResult(r.source, names),
     };
@@ -379,6 +368,18 @@ export class SearchService {
 }
 
 /** A pictures result as every front end shows it (title: its alt text; url: the picture's own url). */
+/** One page of pictures results from `offset`, with the cursor of the next while under the offset cap. */
+function picturePage(hits: PictureHit[], total: number, offset: number, names: Map<string, string>) {
+  const results = hits.map((h) => pictureResult(h, names));
+  const next = offset + results.length;
+  return {
+    mode: 'pictures' as const,
+    results,
+    total,
+    nextCursor: next < total && next <= MAX_MEANING_OFFSET ? String(next) : null,
+  };
+}
+
 function pictureResult(h: PictureHit, names: Map<string, string>): PictureSearchHit {
   return {
     id: h.id,
