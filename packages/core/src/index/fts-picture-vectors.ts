@@ -76,7 +76,7 @@ export function pictureVectorOf(db: Database.Database, id: string): Float32Array
 }
 
 /** A blob's floats; its bytes may start anywhere in Node's buffer pool, so an unaligned one is copied. */
-function toFloats(b: Buffer): Float32Array {
+export function toFloats(b: Buffer): Float32Array {
   return b.byteOffset % 4 === 0
     ? new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4)
     : new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));

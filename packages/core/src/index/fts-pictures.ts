@@ -3,6 +3,13 @@ import { ids, isUuid } from '../ids.js';
 import { segmentCjk, unsegmentCjk } from './cjk.js';
 import { CLOSE, clean, OPEN, toHighlight } from './fts-highlights.js';
 import {
+  countPictureImageVectors,
+  deletePictureImageVectors,
+  deletePictureImageVectorsOfVersion,
+  nearestPictureImages,
+  pictureImageVectorOf,
+} from './fts-picture-image-vectors.js';
+import {
   countPictureVectors,
   deletePictureVectors,
   deletePictureVectorsOfVersion,
@@ -217,6 +224,7 @@ export function upsertPictures(db: Database.Database, catalogId: string, docs: r
 /** Removes the picture records of a version; returns how many went. */
 export function deletePicturesOfVersion(db: Database.Database, version: number): number {
   deletePictureVectorsOfVersion(db, version);
+  deletePictureImageVectorsOfVersion(db, version);
   return statementsOf(db).deleteVersion.run(version).changes;
 }
 
@@ -228,6 +236,7 @@ export function removePageFromPictures(db: Database.Database, version: number, r
     s.deleteRow.run(old.id);
     if (old.page_count <= 1 || pages.length === 0) {
       deletePictureVectors(db, [old.id]);
+      deletePictureImageVectors(db, [old.id]);
       continue;
     }
     const { rowid: _, ...rest } = old;
@@ -286,8 +295,10 @@ export function picturesById(cat: CatalogIndex, scored: ReadonlyArray<{ id: stri
 
 /**
  * Pictures like one (`query.like`: a record id or an image id, found in the first catalog in scope that holds it):
- * the other picture records of the catalogs' versions ranked by cosine to its stored caption-meaning vector, an
- * exact scan as the pictures meaning search does; the picture itself and its copies (same image id) left out.
+ * the other picture records of the catalogs' versions ranked by cosine to its stored **image** vector when it has
+ * one (what it shows, compared with the image vectors of the same model: `by: 'image'`; the model `query.imageModel`
+ * names first), else to its caption-meaning vector — an exact scan either way; the picture itself and its copies
+ * (same image id) left out.
  */
 export function likePictures(
   catalogs: ReadonlyArray<{ cat: CatalogIndex; versions: number[] }>,
@@ -296,7 +307,7 @@ export function likePictures(
 ): PictureLikeResult {
   const size = Math.min(Math.max(Math.trunc(query.size), 0), maxPage);
   const offset = Math.min(Math.max(Math.trunc(query.offset ?? 0), 0), maxPage);
-  const vectors = catalogs.reduce((n, c) => n + countPictureVectors(c.cat.db, c.versions), 0);
+  const captionVectors = catalogs.reduce((n, c) => n + countPictureVectors(c.cat.db, c.versions), 0);
   let source: { cat: CatalogIndex; row: PictureRow } | undefined;
   for (const { cat, versions } of catalogs) {
     statementsOf(cat.db);
@@ -310,10 +321,17 @@ export function likePictures(
       break;
     }
   }
-  if (!source) return { source: null, by: null, results: [], total: 0, vectors };
+  if (!source) return { source: null, by: null, results: [], total: 0, vectors: captionVectors };
   const hit = toHit(source.cat, { ...source.row, score: 1 });
-  const vector = pictureVectorOf(source.cat.db, source.row.id);
-  if (!vector) return { source: hit, by: null, results: [], total: 0, vectors };
+  const { db } = source.cat;
+  const image =
+    (query.imageModel ? pictureImageVectorOf(db, source.row.id, query.imageModel) : undefined) ??
+    pictureImageVectorOf(db, source.row.id);
+  const caption = image ? undefined : pictureVectorOf(db, source.row.id);
+  if (!image && !caption) return { source: hit, by: null, results: [], total: 0, vectors: captionVectors };
+  const vectors = image
+    ? catalogs.reduce((n, c) => n + countPictureImageVectors(c.cat.db, c.versions, image.model), 0)
+    : captionVectors;
   const hits: PictureHit[] = [];
   let copies = 0;
   for (const { cat, versions } of catalogs) {
@@ -322,12 +340,15 @@ export function likePictures(
       .all(source.row.image_id, JSON.stringify(versions)) as Array<{ id: string }>;
     copies += same.length;
     const exclude = new Set(same.map((r) => r.id));
-    hits.push(...picturesById(cat, nearestPictures(cat.db, versions, vector, offset + size, exclude)));
+    const near = image
+      ? nearestPictureImages(cat.db, versions, image.model, image.vector, offset + size, exclude)
+      : nearestPictures(cat.db, versions, caption as Float32Array, offset + size, exclude);
+    hits.push(...picturesById(cat, near));
   }
   hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return {
     source: hit,
-    by: 'caption meaning',
+    by: image ? 'image' : 'caption meaning',
     results: hits.slice(offset, offset + size),
     total: Math.max(0, vectors - copies),
     vectors,

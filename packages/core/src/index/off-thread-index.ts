@@ -98,6 +98,27 @@ export class OffThreadIndex implements SearchIndex {
     return this.#reader.searchPicturesByVector?.(query) ?? Promise.resolve([]);
   }
 
+  upsertPictureImageVectors(
+    catalogId: string,
+    model: string,
+    vectors: Array<{ id: string; version: number; vector: Float32Array }>,
+  ): Promise<void> {
+    return this.#reader.upsertPictureImageVectors?.(catalogId, model, vectors) ?? Promise.resolve();
+  }
+
+  pictureImageVectorCount(scopes: Array<{ catalogId: string; version: number }>, model?: string): Promise<number> {
+    return this.#reader.pictureImageVectorCount?.(scopes, model) ?? Promise.resolve(0);
+  }
+
+  searchPicturesByImageVector(query: {
+    vector: Float32Array;
+    model: string;
+    scopes: Array<{ catalogId: string; version: number }>;
+    size: number;
+  }): Promise<PictureHit[]> {
+    return this.#reader.searchPicturesByImageVector?.(query) ?? Promise.resolve([]);
+  }
+
   picturesLike(query: PictureLikeQuery): Promise<PictureLikeResult> {
     if (!this.#reader.picturesLike) {
       return Promise.resolve({ source: null, by: null, results: [], total: 0, vectors: 0 });

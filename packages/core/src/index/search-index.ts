@@ -93,13 +93,18 @@ export interface PictureLikeQuery {
   size: number;
   /** Results to skip (at most 1,000). @default 0 */
   offset?: number | undefined;
+  /** The image model whose vectors are compared first, when the picture has image vectors of several. */
+  imageModel?: string | undefined;
 }
 
 export interface PictureLikeResult {
   /** The picture named; null when no version in scope holds it. */
   source: PictureHit | null;
-  /** What was compared: the pictures' caption-meaning vectors; null when the picture named has none. */
-  by: 'caption meaning' | null;
+  /**
+   * What was compared: the pictures' image vectors (`image`, when the picture named has one), else their
+   * caption-meaning vectors; null when the picture named has neither.
+   */
+  by: 'image' | 'caption meaning' | null;
   /** The other pictures, nearest first (score: cosine), the picture itself and its copies in other versions left out. */
   results: PictureHit[];
   /** The other pictures with a vector, in scope. */
@@ -246,6 +251,24 @@ export interface SearchIndex {
   ): Promise<void>;
   /** How many picture vectors the versions in scope hold (0: pictures search is words alone, no model to load). */
   pictureVectorCount?(scopes: Array<{ catalogId: string; version: number }>): Promise<number>;
+  /**
+   * Stores the image vectors of picture records (`id`: the record's, `ids.imagePoint`) that the image model `model`
+   * gave from the pictures' bytes (catalog `contentMode` `text+image`). They go with the version's records.
+   */
+  upsertPictureImageVectors?(
+    catalogId: string,
+    model: string,
+    vectors: Array<{ id: string; version: number; vector: Float32Array }>,
+  ): Promise<void>;
+  /** How many image vectors the versions in scope hold: of `model`, or of any model when none is named. */
+  pictureImageVectorCount?(scopes: Array<{ catalogId: string; version: number }>, model?: string): Promise<number>;
+  /** The picture records whose image vectors of `model` are nearest to a vector, best first (cosine as score). */
+  searchPicturesByImageVector?(query: {
+    vector: Float32Array;
+    model: string;
+    scopes: Array<{ catalogId: string; version: number }>;
+    size: number;
+  }): Promise<PictureHit[]>;
   /** The picture records nearest by meaning to a query vector, best first (cosine as score, no highlights). */
   searchPicturesByVector?(query: {
     vector: Float32Array;

@@ -8,6 +8,12 @@ import { segmentCjk } from './cjk.js';
 import { buildChampionLists } from './fts-champions.js';
 import { ftsExtensionProblem } from './fts-extension.js';
 import { clean } from './fts-highlights.js';
+import {
+  imageVectorCount,
+  picturesByImageVector,
+  type ScopedCatalogIndex,
+  storeImageVectors,
+} from './fts-image-search.js';
 import type { SqliteFtsIndexOptions } from './fts-options.js';
 import { buildPairs, dropPairs } from './fts-pairs.js';
 import { countPictureVectors, nearestPictures, putPictureVectors } from './fts-picture-vectors.js';
@@ -347,13 +353,40 @@ export class SqliteFtsIndex implements SearchIndex {
     return hits.slice(0, size);
   }
 
-  /** Pictures like one, by an exact cosine scan of the versions' picture vectors (fts-pictures.ts). */
+  async upsertPictureImageVectors(
+    catalogId: string,
+    model: string,
+    vectors: Array<{ id: string; version: number; vector: Float32Array }>,
+  ): Promise<void> {
+    if (vectors.length > 0) storeImageVectors(this.#catalog(catalogId, true) as CatalogIndex, model, vectors);
+  }
+
+  async pictureImageVectorCount(scopes: Array<{ catalogId: string; version: number }>, model?: string) {
+    return imageVectorCount(this.#scoped(scopes), model);
+  }
+
+  /** Each catalog's nearest picture records by an exact cosine scan of its image vectors (fts-image-search.ts). */
+  async searchPicturesByImageVector(query: {
+    vector: Float32Array;
+    model: string;
+    scopes: Array<{ catalogId: string; version: number }>;
+    size: number;
+  }): Promise<PictureHit[]> {
+    const size = Math.min(Math.max(Math.trunc(query.size), 0), MAX_PAGE);
+    return picturesByImageVector(this.#scoped(query.scopes), query.model, query.vector, size);
+  }
+
+  /** Pictures like one, by an exact cosine scan of the versions' image or caption vectors (fts-pictures.ts). */
   async picturesLike(query: PictureLikeQuery): Promise<PictureLikeResult> {
-    const catalogs = [...versionsByCatalog(query.scopes)].flatMap(([catalogId, versions]) => {
+    return likePictures(this.#scoped(query.scopes), query, MAX_PAGE);
+  }
+
+  /** The catalog indexes of these scopes that exist, each with its versions. */
+  #scoped(scopes: Array<{ catalogId: string; version: number }>): ScopedCatalogIndex[] {
+    return [...versionsByCatalog(scopes)].flatMap(([catalogId, versions]) => {
       const cat = this.#catalog(catalogId, false);
       return cat ? [{ cat, versions }] : [];
     });
-    return likePictures(catalogs, query, MAX_PAGE);
   }
 
   /** The pictures of pages, from their documents' `images`, deduplicated by image id. */

@@ -86,6 +86,10 @@ function recrawlBound(name: string) {
 export const ORPHAN_STRATEGIES = ['ignore', 'delete', 'process'] as const;
 export type OrphanStrategy = (typeof ORPHAN_STRATEGIES)[number];
 
+/** The catalog setting `contentMode`: what the vector layer embeds (see the schema). */
+export const CONTENT_MODES = ['text', 'text+image'] as const;
+export type ContentMode = (typeof CONTENT_MODES)[number];
+
 /** The weight of one part of a url's priority: 0 (left out) to 100. */
 const priorityWeight = z.number().min(0).max(100).default(1);
 
@@ -143,6 +147,13 @@ export const catalogSettingsSchema = z.strictObject({
     .array(z.enum(['file', 'index', 'vector']))
     .min(1)
     .default((): OutputLayer[] => ['file', 'index', 'vector']),
+  /**
+   * What the vector layer embeds: `text` (pages, and each picture's alt text and caption, by the text model) or
+   * `text+image` (also each kept picture's own bytes, by the image model GF_IMAGE_MODEL under GF_MODEL_DIR, so a
+   * pictures search ranks by what a picture shows too; docs/search.md). With `text+image` and no image model there,
+   * a crawl refuses to start. @default 'text'
+   */
+  contentMode: z.enum(CONTENT_MODES).default('text'),
   /** Keep pictures the pages reference. @default true */
   images: z.boolean().default(true),
   /** Versions kept; the oldest unpublished-and-not-serving go first. @default 10 */

@@ -127,6 +127,12 @@ export const settingsSchema = z.strictObject({
   modelDir: z.string().default('./models'),
   /** GF_TEXT_MODEL: model folder name under GF_MODEL_DIR. @default multilingual-e5-small */
   textModel: z.string().default('multilingual-e5-small'),
+  /**
+   * GF_IMAGE_MODEL: the image model's folder name under GF_MODEL_DIR (CLIP or SigLIP, transformers.js layout), for
+   * catalogs whose `contentMode` is `text+image`: it embeds their pictures and a pictures query's text. The default
+   * is the first of IMAGE_MODELS (embeddings/transformers-image-embedding-client.ts). @default clip-vit-base-patch32
+   */
+  imageModel: z.string().min(1).default('clip-vit-base-patch32'),
   /** GF_CHUNK_SIZE / GF_CHUNK_OVERLAP / GF_MAX_CHUNKS: text chunking for vectors. */
   chunkSize: z.coerce.number().int().min(100).max(8000).default(1000),
   chunkOverlap: z.coerce.number().int().min(0).max(4000).default(200),

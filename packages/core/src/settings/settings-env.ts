@@ -48,6 +48,7 @@ export const settingsEnv: Record<keyof Settings, string> = {
   preloadTextModel: 'GF_PRELOAD_TEXT_MODEL',
   modelDir: 'GF_MODEL_DIR',
   textModel: 'GF_TEXT_MODEL',
+  imageModel: 'GF_IMAGE_MODEL',
   chunkSize: 'GF_CHUNK_SIZE',
   chunkOverlap: 'GF_CHUNK_OVERLAP',
   maxChunks: 'GF_MAX_CHUNKS',

@@ -1,9 +1,11 @@
 import { ExtractPool, OffThreadIndex, type SearchIndex, SqliteFtsIndex } from '@greenfinger/core/internal';
 import { describeSearchIndexContract } from './search-index.contract.js';
+import { describePictureImageVectorContract } from './search-index.image-vectors.contract.js';
 import { describePictureSearchContract } from './search-index.pictures.contract.js';
 
 describeSearchIndexContract('SqliteFtsIndex', (root) => new SqliteFtsIndex({ root, prefix: 'greenfinger' }));
 describePictureSearchContract('SqliteFtsIndex', (root) => new SqliteFtsIndex({ root, prefix: 'greenfinger' }));
+describePictureImageVectorContract('SqliteFtsIndex', (root) => new SqliteFtsIndex({ root, prefix: 'greenfinger' }));
 
 // The crawl's writer: upserts on a worker thread, everything else on the reader. Its close() leaves the reader
 // open (the reader belongs to the caller), so the suite's close() closes both here.

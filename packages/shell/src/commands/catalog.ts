@@ -260,7 +260,7 @@ export function formatCatalog(c: Catalog): string {
     'settings',
     `  depth ${s.depth} · max pages ${s.maxPages} · duration ${s.durationMinutes} min · interval ${s.intervalMs} ms`,
     `  threads ${s.threads} · host concurrency ${s.hostConcurrency} · burst ${s.burst} · retries ${s.maxRetries} · max versions ${s.maxVersions}`,
-    `  outputs ${s.outputs.join('+')} · images ${s.images ? 'yes' : 'no'} · robots.txt ${s.robots ? 'obeyed' : 'ignored'} · sitemap ${s.sitemap ? 'read' : 'not read'}`,
+    `  outputs ${s.outputs.join('+')} · content mode ${s.contentMode} · images ${s.images ? 'yes' : 'no'} · robots.txt ${s.robots ? 'obeyed' : 'ignored'} · sitemap ${s.sitemap ? 'read' : 'not read'}`,
     `  include ${s.include.length ? s.include.join(', ') : '-'} · exclude ${s.exclude.length ? s.exclude.join(', ') : '-'}`,
     `  schedule ${s.schedule ? `${s.schedule} (watch or serve runs it)` : 'none'} · recrawl interval ${Number.parseInt(s.recrawlMax, 10) === 0 ? 'off (every merge revisits every page)' : `${s.recrawlMin} to ${s.recrawlMax}, adaptive`}`,
     `  change feeds ${describeChangeFeeds(c)}`,

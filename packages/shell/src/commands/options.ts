@@ -1,5 +1,7 @@
 import {
   type CatalogSettings,
+  CONTENT_MODES,
+  type ContentMode,
   defaultCatalogSettings,
   ORPHAN_STRATEGIES,
   type OrphanStrategy,
@@ -24,6 +26,13 @@ function orphansArg(value: string): OrphanStrategy {
   const v = value.trim().toLowerCase();
   if ((ORPHAN_STRATEGIES as readonly string[]).includes(v)) return v as OrphanStrategy;
   throw new InvalidArgumentError(`--orphans must be ${ORPHAN_STRATEGIES.join(', ')}, got "${value}"`);
+}
+
+/** `--content-mode`: text or text+image. */
+function contentModeArg(value: string): ContentMode {
+  const v = value.trim().toLowerCase();
+  if ((CONTENT_MODES as readonly string[]).includes(v)) return v as ContentMode;
+  throw new InvalidArgumentError(`--content-mode must be ${CONTENT_MODES.join(' or ')}, got "${value}"`);
 }
 
 /** Layers joined by `+` (or `,`), each one of `allowed`; the error names the flag and gives an example. */
@@ -58,6 +67,7 @@ export interface SettingsOptions {
   include?: string[];
   exclude?: string[];
   outputs?: string;
+  contentMode?: ContentMode;
   images?: boolean;
   robots?: boolean;
   sitemap?: boolean;
@@ -180,6 +190,12 @@ export const SETTINGS_OPTIONS: OptionSpec[] = [
     parse: listArg,
   },
   { flags: '--outputs <layers>', description: 'output layers: file+index+vector (file is always on)' },
+  {
+    flags: '--content-mode <mode>',
+    description:
+      'what the vector layer embeds: text (default) or text+image (also each picture, by the image model GF_IMAGE_MODEL in GF_MODEL_DIR: greenfinger models pull --image)',
+    parse: contentModeArg,
+  },
   { flags: '--images', description: 'keep the pictures pages show' },
   { flags: '--no-images', description: 'keep no pictures' },
   { flags: '--robots', description: 'obey robots.txt' },
@@ -362,6 +378,7 @@ export function settingsOf(o: SettingsOptions): Partial<CatalogSettings> {
     outputs: o.outputs
       ? parseLayers<OutputLayer>(o.outputs, ['file', 'index', 'vector'], 'file+index', '--outputs')
       : undefined,
+    contentMode: o.contentMode,
     images: o.images,
     robots: o.robots,
     sitemap: o.sitemap,
