@@ -7,6 +7,11 @@ import { LevelUrlFilter } from '../dedup/level-url-filter.js';
 import type { ContentDedupFilter, ExistingUrlPathFilter } from '../dedup/url-filter.js';
 import { createEmbeddingClient } from '../embeddings/create-embedding-client.js';
 import type { EmbeddingClient } from '../embeddings/embedding-client.js';
+import {
+  findImageModel,
+  type ImageEmbeddingClient,
+  TransformersImageEmbeddingClient,
+} from '../embeddings/transformers-image-embedding-client.js';
 import { vectorSpace } from '../embeddings/vector-space.js';
 import { CrawlEvents } from '../engine/flow/crawl-events.js';
 import { DnsCache } from '../fetch/dns-cache.js';
@@ -53,6 +58,7 @@ export class ComponentFactory implements NodeContext, NodeStores {
   #db: Promise<RecordDatabase> | undefined;
   #index: SearchIndex | undefined;
   #embedding: Promise<EmbeddingClient> | undefined;
+  #imageEmbedding: Promise<ImageEmbeddingClient> | undefined;
   #vectorFamily: VectorStoreFamily | undefined;
   #urlFilter: Promise<ExistingUrlPathFilter> | undefined;
   #renderMemory: RenderMemory | undefined;
@@ -156,6 +162,30 @@ export class ComponentFactory implements NodeContext, NodeStores {
       this.#embedding = open;
     }
     return this.#embedding;
+  }
+
+  /**
+   * The image model (GF_IMAGE_MODEL under GF_MODEL_DIR, or the `imageEmbeddingClient` component), loaded on first use
+   * and kept for the life of this factory (one per process or search thread: it is big). Only a crawl of a
+   * `text+image` catalog and a pictures search over image vectors ask for it.
+   */
+  imageEmbedding(): Promise<ImageEmbeddingClient> {
+    if (!this.#imageEmbedding) {
+      const open = this.components.imageEmbeddingClient
+        ? Promise.resolve(resolvePart(this.components.imageEmbeddingClient, this.#node()))
+        : TransformersImageEmbeddingClient.load({ modelDir: this.settings.modelDir, model: this.settings.imageModel });
+      open.catch(() => {
+        if (this.#imageEmbedding === open) this.#imageEmbedding = undefined;
+      });
+      this.#imageEmbedding = open;
+    }
+    return this.#imageEmbedding;
+  }
+
+  /** Whether an image model is at hand (the component, or both towers of GF_IMAGE_MODEL), without loading it. */
+  hasImageModel(): boolean {
+    if (this.components.imageEmbeddingClient) return true;
+    return findImageModel(this.settings.modelDir, this.settings.imageModel) !== null;
   }
 
   /** The vector store family: one collection per embedding width, and erase/purge/stats across all of them. */
@@ -273,6 +303,7 @@ export class ComponentFactory implements NodeContext, NodeStores {
     if (this.#renderMemory) await this.#renderMemory.close();
     if (this.#vectorFamily) await this.#vectorFamily.close();
     if (this.#embedding) await (await this.#embedding).close();
+    if (this.#imageEmbedding) await (await this.#imageEmbedding.catch(() => undefined))?.close();
     if (this.#index) await this.#index.close();
     if (this.#db) await (await this.#db).close();
     await this.blobs.close();

@@ -5,6 +5,7 @@ import type { Settings } from '../config.js';
 import type { ContentExtractor } from '../content/content-extractor.js';
 import type { ContentDedupFilter, ExistingUrlPathFilter } from '../dedup/url-filter.js';
 import type { EmbeddingClient } from '../embeddings/embedding-client.js';
+import type { ImageEmbeddingClient } from '../embeddings/transformers-image-embedding-client.js';
 import type { CrawlCoordinator } from '../engine/crawl-coordinator.js';
 import type { Politeness } from '../engine/crawl-engine.js';
 import type { DocumentConsumer } from '../engine/flow/consumers.js';
@@ -86,6 +87,11 @@ export interface GreenfingerComponents {
   searchIndex?: Part<SearchIndex, NodeContext>;
   /** EmbeddingClient for text vectors. Default: the local model (GF_MODEL_DIR), or the bundled fallback. */
   embeddingClient?: Part<EmbeddingClient | Promise<EmbeddingClient>, NodeContext>;
+  /**
+   * The image model of catalogs whose `contentMode` is `text+image` (their pictures, and a pictures query's text).
+   * Default: GF_IMAGE_MODEL under GF_MODEL_DIR through transformers.js, loaded on first use and kept.
+   */
+  imageEmbeddingClient?: Part<ImageEmbeddingClient | Promise<ImageEmbeddingClient>, NodeContext>;
   /** VectorStore family (one collection per embedding width). Default: sqlite-vec under user/vector. */
   vectorStores?: Part<VectorStoreFamily, NodeContext>;
   /**

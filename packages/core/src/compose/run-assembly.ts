@@ -38,6 +38,7 @@ import { FileOutputChannel } from '../outputs/file-output-channel.js';
 import { IndexOutputChannel } from '../outputs/index-output-channel.js';
 import type { OutputChannel } from '../outputs/output-channel.js';
 import { PictureEmbedder, type PictureVectorSink } from '../outputs/picture-embedder.js';
+import { allPictures, type PictureImageEmbedder } from '../outputs/picture-image-embedder.js';
 import { VectorOutputChannel } from '../outputs/vector-output-channel.js';
 import { fetchTimings } from '../runs/fetch-timings.js';
 import type { BlobStore } from '../storage/blob-store.js';
@@ -48,6 +49,7 @@ import type { VectorStore } from '../vector/vector-store.js';
 import type { ComponentFactory } from './component-factory.js';
 import { type AcceptorCheck, type RunContext, resolvePart } from './components.js';
 import { assembleDocuments } from './document-assembly.js';
+import { pictureImageEmbedder } from './image-assembly.js';
 import { extractorRegistry, fetcherRegistry } from './registries.js';
 import { describeFailure, SiteWatch, StorageWatch } from './run-watch.js';
 
@@ -370,26 +372,33 @@ async function assembleChannels(
     vectors = await f.vectors();
     embedding = client.describe();
     // Fetching never waits for the embedder: pages past the in-memory queue are embedded from their files.
-    vectorChannel = vectorOutput(f, client, vectors, (page) => f.blobs.getText(page.resource.textPath));
+    const images = await pictureImageEmbedder(f, ctx.catalog);
+    vectorChannel = vectorOutput(f, client, vectors, (page) => f.blobs.getText(page.resource.textPath), images);
     channels.push(vectorChannel);
   }
   channels.push(...(f.components.outputChannels?.(ctx) ?? []));
   return { channels, vectorChannel, vectors, embedding };
 }
 
-/** The vector channel with the node's chunking settings (the crawl's and replay's alike). */
+/**
+ * The vector channel with the node's chunking settings (the crawl's and replay's alike); `images`: the image vectors
+ * of a `text+image` catalog (image-assembly.ts).
+ */
 export function vectorOutput(
   f: ComponentFactory,
   client: Awaited<ReturnType<ComponentFactory['embedding']>>,
   vectors: VectorStore,
   loadText?: ConstructorParameters<typeof VectorOutputChannel>[2]['loadText'],
+  images?: PictureImageEmbedder,
 ): VectorOutputChannel {
   const { chunkSize, chunkOverlap, maxChunks } = f.settings;
-  // The pictures' meaning goes beside their records in the index (pictures search fuses it with their words).
+  // The pictures' meaning (and images) go beside their records in the index (pictures search fuses them).
   const index = f.index();
+  const captions = index.upsertPictureVectors ? new PictureEmbedder(client, index as PictureVectorSink) : undefined;
+  const pictures = allPictures([captions, images]);
   return new VectorOutputChannel(client, vectors, {
     ...(loadText ? { loadText } : {}),
-    ...(index.upsertPictureVectors ? { pictures: new PictureEmbedder(client, index as PictureVectorSink) } : {}),
+    ...(pictures ? { pictures } : {}),
     chunk: (text) => chunkText(text, { chunkSize, overlap: chunkOverlap, maxChunks }),
     // Meaning search early needs the first chunk of every page first; without it, page by page.
     order: f.settings.searchEarly ? 'first-chunk' : 'page',

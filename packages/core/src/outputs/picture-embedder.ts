@@ -6,6 +6,16 @@ import type { CrawledPage } from './output-channel.js';
 /** Where picture vectors go: the index that holds the picture records. */
 export type PictureVectorSink = Required<Pick<SearchIndex, 'upsertPictureVectors'>>;
 
+/** What the vector layer does with the pictures of the pages it is given (see VectorOutputOptions.pictures). */
+export interface PicturesStep {
+  /** Queues the pictures of a page (each once per run). */
+  add(page: CrawledPage): void;
+  /** Embeds and stores everything queued. */
+  flush(): Promise<void>;
+  /** Drops what is queued: the run is stopping. */
+  abandon(): void;
+}
+
 interface PendingPicture {
   catalogId: string;
   id: string;
@@ -20,7 +30,7 @@ interface PendingPicture {
  * background of the page vectors, in batches; a failed batch is counted and the run goes on (replay --layers vector
  * writes them again).
  */
-export class PictureEmbedder {
+export class PictureEmbedder implements PicturesStep {
   readonly #client: EmbeddingClient;
   readonly #sink: PictureVectorSink;
   readonly #batchSize: number;

@@ -2,7 +2,7 @@ import type { EmbeddingClient } from '../embeddings/embedding-client.js';
 import { ids } from '../ids.js';
 import type { VectorPoint, VectorStore } from '../vector/vector-store.js';
 import type { CrawledPage, OutputChannel } from './output-channel.js';
-import type { PictureEmbedder } from './picture-embedder.js';
+import type { PicturesStep } from './picture-embedder.js';
 
 /**
  * Which chunks are embedded first:
@@ -28,8 +28,11 @@ export interface VectorOutputOptions {
   loadText?: ((page: CrawledPage) => Promise<string | undefined>) | undefined;
   /** @default 'first-chunk' */
   order?: EmbeddingOrder | undefined;
-  /** Embeds the pictures of the pages too (once each per run), for pictures search. */
-  pictures?: PictureEmbedder | undefined;
+  /**
+   * Embeds the pictures of the pages too (once each per run), for pictures search: their caption meaning
+   * (PictureEmbedder) and, for a `text+image` catalog, their bytes (PictureImageEmbedder).
+   */
+  pictures?: PicturesStep | undefined;
 }
 
 /** What the vector layer has done so far: the embedding progress of a run. */
@@ -98,7 +101,7 @@ export class VectorOutputChannel implements OutputChannel {
   readonly #maxQueued: number;
   readonly #order: EmbeddingOrder;
   readonly #loadText: VectorOutputOptions['loadText'];
-  readonly #pictures: PictureEmbedder | undefined;
+  readonly #pictures: PicturesStep | undefined;
   /** First chunks (in `page` order: every chunk), in the order the pages came. */
   #firsts: PendingChunk[] = [];
   /** Pages written while the queue was full, without their text (read back from the files when there is room). */

@@ -3,6 +3,7 @@ import { optimizeVersion } from '../admin/optimize-version.js';
 import { pruneTargets } from '../admin/version-eraser.js';
 import type { ComponentFactory } from '../compose/component-factory.js';
 import type { RunContext } from '../compose/components.js';
+import { assertImageModel } from '../compose/image-assembly.js';
 import { assembleCrawl, type CrawlParts, openFrontier } from '../compose/run-assembly.js';
 import { maskedSettings } from '../config.js';
 import { LocalCrawlCoordinator } from '../engine/crawl-coordinator.js';
@@ -65,11 +66,14 @@ export class CrawlService {
   async crawl(req: CrawlRequest): Promise<RunReport> {
     const f = this.#f;
     const action: CrawlVerb = req.action ?? 'crawl';
+    // contentMode text+image without the image model: refused in one line before anything is written.
+    assertImageModel(f, req.settings);
     // Before any store opens: a data root that is read-only, full or a file fails here, in one line.
     f.probeDataRoot();
     const catalogs = await this.#catalogs();
     const { catalog: resolved, created } =
       action === 'crawl' ? await catalogs.resolve(req) : await catalogs.existing(req);
+    assertImageModel(f, resolved.settings);
     let stop: (() => void) | undefined;
     let report: RunReport | undefined;
     const handle = await f.runs.acquire(resolved.id, action, () => stop?.());

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { ComponentFactory } from '../compose/component-factory.js';
+import { assertImageModel } from '../compose/image-assembly.js';
 import { resolveCatalogSettings } from '../config.js';
 import type { CrawlEngine } from '../engine/crawl-engine.js';
 import { reportOf } from '../error-table.js';
@@ -106,6 +107,7 @@ export class JobService {
     // A catalog that exists is checked before any setting given is stored on it.
     const known = await catalogs.find(pickRef(req));
     if (known) await this.#assertFree(known);
+    if (action !== 'replay') assertImageModel(this.#f, { ...known?.settings, ...definedOf(req.settings) });
     let catalog: Catalog;
     if (action === 'replay') catalog = await catalogs.get(pickRef(req));
     else if (action === 'crawl') {
@@ -475,4 +477,9 @@ function conflict(catalog: Catalog, job: Job): CrawlerError {
 
 function snapshot(job: Job): Job {
   return { ...job };
+}
+
+/** The settings given, without the ones given as undefined (they keep what the catalog has). */
+function definedOf<T extends object>(o: T | undefined): Partial<T> {
+  return Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -1,5 +1,6 @@
 import { optimizeVersion } from '../admin/optimize-version.js';
 import type { ComponentFactory } from '../compose/component-factory.js';
+import { pictureImageEmbedder } from '../compose/image-assembly.js';
 import { vectorOutput } from '../compose/run-assembly.js';
 import { reportStamp } from '../engine/run-report.js';
 import { CrawlerError } from '../errors.js';
@@ -208,7 +209,11 @@ export class ReplaySession {
       this.#writer = gf.indexWriter();
       this.#index = new IndexOutputChannel(this.#writer);
     }
-    if (layers.includes('vector')) this.#vector = vectorOutput(gf, await gf.embedding(), await gf.vectors());
+    if (layers.includes('vector')) {
+      // A text+image catalog's pictures get their image vectors again (refused, in one line, without the model).
+      const images = await pictureImageEmbedder(gf, this.catalog);
+      this.#vector = vectorOutput(gf, await gf.embedding(), await gf.vectors(), undefined, images);
+    }
     this.#channels = [this.#index, this.#vector].filter((c): c is IndexOutputChannel | VectorOutputChannel => !!c);
     return this.#channels;
   }
