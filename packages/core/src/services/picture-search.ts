@@ -1,8 +1,13 @@
+import type { ComponentFactory } from '../compose/component-factory.js';
 import type { EmbeddingClient } from '../embeddings/embedding-client.js';
+import type { ImageEmbeddingClient } from '../embeddings/transformers-image-embedding-client.js';
 import { CrawlerError } from '../errors.js';
 import type { PublishedCatalog } from '../index/catalog-registry.js';
 import type { IndexImage, PictureHit, PictureLikeResult, PicturePage, SearchIndex } from '../index/search-index.js';
-import { type FusionOptions, fuseRanks, fusionDepth } from './hybrid-search.js';
+import { type FusionOptions, fusionDepth } from './hybrid-search.js';
+import { fuseRankings, type PictureRanking, type RankedPictures } from './picture-fusion.js';
+
+export type { PictureRanking } from './picture-fusion.js';
 
 /**
  * Pictures mode: one result per kept picture, from the picture records of the full-text index (alt texts,
@@ -48,10 +53,44 @@ export function pictureTitle(h: Pick<PictureHit, 'alt' | 'caption' | 'pictureUrl
 export const PICTURE_FUSION: Readonly<Required<FusionOptions>> = Object.freeze({ k: 1, words: 1, meaning: 0.5 });
 
 /**
+ * The weight of the image ranking (a `text+image` catalog's image vectors, compared with the query's text by the
+ * image model's text tower) in the pictures fusion: as much as caption meaning, never more than the words. Not tuned
+ * yet: no image model has run on the picture question set (docs/search.md).
+ */
+export const PICTURE_IMAGE_WEIGHT = 0.5;
+
+/** The image model as pictures search may use it: asked for only when the versions searched hold its vectors. */
+export interface ImageSearch {
+  /** The model's name (GF_IMAGE_MODEL): only its vectors are compared. */
+  model: string;
+  /** Whether the model is at hand (its folder holds both towers); without it the image ranking is left out. */
+  available: boolean;
+  /** The model, loaded once per process and kept. */
+  client: () => Promise<Pick<ImageEmbeddingClient, 'embedText'>>;
+}
+
+/** The node's image model as pictures search uses it (GF_IMAGE_MODEL; loaded only when its vectors are searched). */
+export function imageSearch(f: ComponentFactory): ImageSearch {
+  return { model: f.settings.imageModel, available: f.hasImageModel(), client: () => f.imageEmbedding() };
+}
+
+/** The answer of findPictures: the page of hits, which rankings took part and why one was left out. */
+export interface PicturesFound {
+  hits: PictureHit[];
+  total: number;
+  supported: boolean;
+  /** The rankings fused, in the order they weigh: words always, then caption meaning and image when they took part. */
+  rankings: PictureRanking[];
+  /** Why the image ranking was left out although the versions hold image vectors (the model is not here). */
+  note?: string | undefined;
+}
+
+/**
  * The pictures mode answer of one query over the versions in scope: the picture records ranked by their words and,
- * when the versions hold picture vectors (the vector layer was on), by meaning too, fused by reciprocal rank as
- * hybrid search fuses pages (one result per picture). `embedder` is asked for only then: a catalog without vectors
- * loads no model. `fused` says whether meaning took part.
+ * when the versions hold picture vectors (the vector layer was on), by caption meaning too, and when they hold image
+ * vectors of the image model (contentMode text+image) and the model is here, by the query's text tower against them;
+ * fused by reciprocal rank as hybrid search fuses pages (one result per picture). `embedder` and `image.client` are
+ * asked for only then: a catalog without vectors loads no model. A blank query lists the pictures (words alone).
  */
 export async function findPictures(
   index: SearchIndex,
@@ -60,36 +99,63 @@ export async function findPictures(
   published: Array<PublishedCatalog & { version: number }>,
   size: number,
   offset: number,
-): Promise<{ hits: PictureHit[]; total: number; supported: boolean; fused: boolean }> {
-  if (!index.searchPictures) return { hits: [], total: 0, supported: false, fused: false };
+  image?: ImageSearch,
+): Promise<PicturesFound> {
+  if (!index.searchPictures) return { hits: [], total: 0, supported: false, rankings: [] };
   const scopes = published.map((c) => ({ catalogId: c.catalogId, version: c.version }));
-  const vectors = q.trim() && index.searchPicturesByVector ? ((await index.pictureVectorCount?.(scopes)) ?? 0) : 0;
-  if (vectors === 0) {
+  const asked = q.trim() !== '';
+  const vectors = asked && index.searchPicturesByVector ? ((await index.pictureVectorCount?.(scopes)) ?? 0) : 0;
+  const images =
+    asked && image && index.searchPicturesByImageVector
+      ? ((await index.pictureImageVectorCount?.(scopes, image.model)) ?? 0)
+      : 0;
+  const useImages = images > 0 && image?.available === true;
+  const note =
+    images > 0 && !useImages
+      ? `the versions searched hold ${images} image vectors of ${image?.model}, but the image model is not in GF_MODEL_DIR: ranked without them`
+      : undefined;
+  if (vectors === 0 && !useImages) {
     const r = await index.searchPictures({ q, scopes, size, offset });
-    return { hits: r.results, total: r.total, supported: true, fused: false };
+    return { hits: r.results, total: r.total, supported: true, rankings: ['words'], ...(note ? { note } : {}) };
   }
   const depth = fusionDepth(offset, size);
-  const vector = await (await embedder()).embedQuery(q);
-  const [words, meaning] = await Promise.all([
+  const [words, meaning, byImage] = await Promise.all([
     index.searchPictures({ q, scopes, size: depth }),
-    index.searchPicturesByVector?.({ vector, scopes, size: depth }) ?? [],
+    vectors > 0
+      ? embedder().then(
+          async (e) =>
+            (await index.searchPicturesByVector?.({ vector: await e.embedQuery(q), scopes, size: depth })) ?? [],
+        )
+      : [],
+    useImages && image
+      ? image.client().then(async (m) => {
+          const vector = await m.embedText(q);
+          return (await index.searchPicturesByImageVector?.({ vector, model: image.model, scopes, size: depth })) ?? [];
+        })
+      : [],
   ]);
-  const fused = fuseRanks<PictureHit, PictureHit>(
-    words.results,
-    meaning,
-    { words: (h) => h.id, meaning: (h) => h.id },
-    PICTURE_FUSION,
-  );
-  const hits = fused
-    .slice(offset, offset + size)
-    .map((f) => ({ ...((f.words ?? f.meaning) as PictureHit), score: f.score }));
-  // Pictures holding a word, or more when meaning found others: a lower bound, as for hybrid.
-  return { hits, total: Math.max(words.total, Math.min(fused.length, vectors)), supported: true, fused: true };
+  const lists: Array<RankedPictures<PictureHit>> = [
+    { ranking: 'words', hits: words.results, weight: PICTURE_FUSION.words },
+    ...(vectors > 0 ? [{ ranking: 'caption meaning' as const, hits: meaning, weight: PICTURE_FUSION.meaning }] : []),
+    ...(useImages ? [{ ranking: 'image' as const, hits: byImage, weight: PICTURE_IMAGE_WEIGHT }] : []),
+  ];
+  const fused = fuseRankings(lists, (h) => h.id, PICTURE_FUSION.k);
+  const hits = fused.slice(offset, offset + size).map((f) => ({ ...f.hit, score: f.score }));
+  // Pictures holding a word, or more when a vector ranking found others: a lower bound, as for hybrid.
+  const found = Math.min(fused.length, Math.max(vectors, images));
+  return {
+    hits,
+    total: Math.max(words.total, found),
+    supported: true,
+    rankings: lists.map((l) => l.ranking),
+    ...(note ? { note } : {}),
+  };
 }
 
 /**
  * "Pictures like this one": the other pictures of the versions in scope nearest to the picture named (`like`: a
- * pictures result's `id` or `imageId`) by its stored vector; no model is loaded. A picture no version in scope holds
+ * pictures result's `id` or `imageId`) by its stored vector — its image vector when it has one (`by: 'image'`, those
+ * of `imageModel` first), else its caption-meaning vector; no model is loaded. A picture no version in scope holds
  * is NOT_FOUND, one without a vector (the vector layer never embedded the version's pictures) BAD_INPUT; each says
  * how to get what is missing.
  */
@@ -99,6 +165,7 @@ export async function findPicturesLike(
   published: Array<PublishedCatalog & { version: number }>,
   size: number,
   offset: number,
+  imageModel?: string,
 ): Promise<PictureLikeResult & { source: PictureHit; by: NonNullable<PictureLikeResult['by']> }> {
   const where = published.map((c) => `"${c.name}" v${c.version}`).join(', ');
   if (!index.picturesLike) {
@@ -107,7 +174,7 @@ export async function findPicturesLike(
     });
   }
   const scopes = published.map((c) => ({ catalogId: c.catalogId, version: c.version }));
-  const r = await index.picturesLike({ like, scopes, size, offset });
+  const r = await index.picturesLike({ like, scopes, size, offset, imageModel });
   if (!r.source) {
     throw new CrawlerError('NOT_FOUND', `like: no picture "${like}" in ${where}`, {
       fix: 'give the id (or imageId) of a pictures result of the same catalogs: greenfinger search "<words>" --mode pictures --json',

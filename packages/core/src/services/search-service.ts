@@ -11,8 +11,10 @@ import { keptListing } from './kept-listing.js';
 import {
   findPictures,
   findPicturesLike,
+  imageSearch,
   type PagePicture,
   type PictureFields,
+  type PictureRanking,
   pictureTitle,
 } from './picture-search.js';
 import { type ScopedCatalog, type ScopeRequest, searchScopes } from './search-scope.js';
@@ -89,8 +91,10 @@ export interface SearchResponse {
   elapsedMs: number;
   /** Meaning search over vectors still being written (see {@link EmbeddingNotice}); absent when they are complete. */
   embedding?: EmbeddingNotice | undefined;
-  /** A `like` search: what was compared (the pictures' caption-meaning vectors, or later image vectors). */
+  /** A `like` search: what was compared (the pictures' image vectors when the picture has one, else caption meaning). */
   likeBy?: 'caption meaning' | 'image' | undefined;
+  /** Pictures mode: the rankings fused into the answer (`words`, then `caption meaning` and `image` when they took part). */
+  rankings?: PictureRanking[] | undefined;
   /** A `like` search: the picture it was asked for. */
   likeOf?: PictureSearchHit | undefined;
   /**
@@ -200,10 +204,13 @@ export class SearchService {
     size: number,
   ): Promise<Omit<SearchResponse, 'elapsedMs'>> {
     const offset = offsetOf(req.cursor, 'pictures');
-    const r = await findPictures(this.#gf.index(), () => this.#gf.embedding(), req.q, published, size, offset);
+    const f = this.#gf;
+    const r = await findPictures(f.index(), () => f.embedding(), req.q, published, size, offset, imageSearch(f));
+    const note = r.supported ? r.note : `the index "${f.index().name}" keeps no picture records to search`;
     return {
       ...picturePage(r.hits, r.total, offset, namesOf(published)),
-      ...(r.supported ? {} : { note: `the index "${this.#gf.index().name}" keeps no picture records to search` }),
+      rankings: r.rankings,
+      ...(note ? { note } : {}),
     };
   }
 
@@ -234,7 +241,7 @@ export class SearchService {
       });
     }
     const offset = offsetOf(req.cursor, 'pictures');
-    const r = await findPicturesLike(this.#gf.index(), like, published, size, offset);
+    const r = await findPicturesLike(this.#gf.index(), like, published, size, offset, this.#gf.settings.imageModel);
     const names = namesOf(published);
     return {
       ...picturePage(r.results, r.total, offset, names),
