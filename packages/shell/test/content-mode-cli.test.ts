@@ -102,6 +102,7 @@ describe('--content-mode (CLI)', () => {
     expect(created.code).toBe(0);
     const show = await cli(['catalog', 'show', '--name', 'defined', '--data', data], env);
     expect(show.out).toMatch(/content mode text\+image/);
+    expect(show.out).toMatch(/^ {2}version 0: 0 caption vectors · 0 image vectors \(content mode text\+image\)$/m);
     const r = await cli(['crawl', '--name', 'defined', '--max-pages', '3', '--data', data], env);
     expect(r.code).toBe(2);
     expect(r.err.trim().split('\n')).toHaveLength(1);

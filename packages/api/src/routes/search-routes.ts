@@ -109,6 +109,7 @@ export function searchRoutes(app: FastifyInstance, ctx: ApiContext): void {
       elapsedMillis: r.elapsedMs,
       ...(r.embedding ? { embedding: r.embedding } : {}),
       ...(r.likeBy ? { likeBy: r.likeBy, likeOf: r.likeOf } : {}),
+      ...(r.rankings ? { rankings: r.rankings } : {}),
       ...(r.note ? { note: r.note } : {}),
     });
   };

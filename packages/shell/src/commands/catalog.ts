@@ -3,6 +3,7 @@ import {
   type CatalogRef,
   defaultCatalogSettings,
   describeChangeFeeds,
+  type Greenfinger,
   isUuid,
 } from '@greenfinger/core/internal';
 import {
@@ -187,8 +188,25 @@ async function runShow(ctx: CommandContext, opts: CatalogRefOptions): Promise<nu
   if (!ref) return EXIT.usage;
   const gf = await ctx.gf();
   const c = withDefaults(await (await gf.catalogs()).get(ref));
-  io.out(opts.json ? `${JSON.stringify(c)}\n` : `${formatCatalog(c)}${await storesBlock(gf)}`);
+  io.out(
+    opts.json ? `${JSON.stringify(c)}\n` : `${formatCatalog(c)}${await picturesBlock(gf, c)}${await storesBlock(gf)}`,
+  );
   return EXIT.ok;
+}
+
+/**
+ * The picture vectors of the version search reads (else the one being written), from the index that keeps them: the
+ * caption-meaning vectors and the image vectors (contentMode text+image) — what pictures search can rank by.
+ */
+async function picturesBlock(gf: Greenfinger, c: Catalog): Promise<string> {
+  const index = gf.factory.index();
+  const version = c.searchVersion >= 0 ? c.searchVersion : c.indexVersion;
+  const scopes = [{ catalogId: c.id, version }];
+  const [caption, image] = await Promise.all([
+    index.pictureVectorCount?.(scopes) ?? 0,
+    index.pictureImageVectorCount?.(scopes) ?? 0,
+  ]);
+  return `pictures\n  version ${version}: ${caption} caption vectors · ${image} image vectors (content mode ${c.settings.contentMode})\n`;
 }
 
 /** The id of the one catalog a job of this prompt crawls now. */
