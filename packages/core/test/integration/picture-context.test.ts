@@ -72,6 +72,8 @@ describe('picture records carry the nearest heading and the title attribute', ()
     const first = r.results[0] as PictureSearchHit | undefined;
     expect(first && new URL(first.pictureUrl).pathname).toBe('/pics/p0123.png');
     expect(first?.highlights.join(' ')).toMatch(/<em>Lighthouse<\/em> <em>keepers<\/em>/);
+    // No vectors were written: the words alone answered, and the answer says so.
+    expect(r.rankings).toEqual(['words']);
   });
 
   it('finds a picture by its title attribute', async () => {

@@ -52,6 +52,8 @@ describe.skipIf(missing !== undefined)(`pictures search over the GIMP help${miss
   it('finds the WebP export dialog among the first three pictures, with its file, size, caption and page', async () => {
     const r = await pictures(DONE_WHEN);
     expect(r.mode).toBe('pictures');
+    // Text vectors only (contentMode text): words and caption meaning answered, no image ranking, no model loaded.
+    expect(r.rankings).toEqual(['words', 'caption meaning']);
     const urls = r.results.map((h) => new URL((h as PictureSearchHit).pictureUrl).pathname);
     expect(urls.slice(0, 3)).toContain(WEBP);
     const webp = r.results.find((h) => h.url.endsWith(WEBP)) as PictureSearchHit;
