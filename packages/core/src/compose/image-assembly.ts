@@ -26,9 +26,9 @@ export function assertImageModel(f: ComponentFactory, s: Partial<CatalogSettings
   const dir = resolve(f.settings.modelDir);
   throw new CrawlerError(
     'CONFIG',
-    `--content-mode text+image: no image model ${model} in ${dir} (GF_MODEL_DIR, GF_IMAGE_MODEL)`,
+    `contentMode text+image: no image model ${model} in ${dir} (GF_MODEL_DIR, GF_IMAGE_MODEL)`,
     {
-      fix: `run greenfinger models pull --image ${model} on a machine with internet, then copy its ${model}/ folder into ${dir}; or crawl with --content-mode text`,
+      fix: `run greenfinger models pull --image ${model} on a machine with internet, then copy its ${model}/ folder into ${dir}; or crawl with --content-mode text (contentMode: text)`,
     },
   );
 }
