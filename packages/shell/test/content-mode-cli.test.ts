@@ -111,6 +111,25 @@ describe('--content-mode (CLI)', () => {
     expect(JSON.parse(json.out)).toMatchObject({ settings: { contentMode: 'text+image' }, searchVersion: -1 });
   }, 120_000);
 
+  it('refuses replay --layers index+vector of a catalog turned text+image in one line; as text it runs', async () => {
+    const crawled = await cli(
+      ['crawl', '--url', site.startUrl, '--name', 'turned', '--max-pages', '3', '--interval', '0', '--data', data],
+      env,
+    );
+    expect(crawled.code, crawled.err).toBe(0);
+    const updated = await cli(['catalog', 'update', 'turned', '--content-mode', 'text+image', '--data', data], env);
+    expect(updated.code, updated.err).toBe(0);
+    const r = await cli(['replay', '--name', 'turned', '--layers', 'index+vector', '--json', '--data', data], env);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toMatch(/contentMode text\+image: no image model clip-vit-base-patch32 in /);
+    // As text again, the same replay runs.
+    await cli(['catalog', 'update', 'turned', '--content-mode', 'text', '--data', data], env);
+    const again = await cli(['replay', '--name', 'turned', '--layers', 'vector', '--json', '--data', data], env);
+    expect(again.code, again.err).toBe(0);
+  }, 180_000);
+
   it('refuses a mode it does not know, naming the flag and the modes', async () => {
     const r = await cli(['catalog', 'create', '--url', site.startUrl, '--content-mode', 'images', '--data', data], env);
     expect(r.code).toBe(2);

@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import type { CatalogSettings } from '../config.js';
 import { CrawlerError } from '../errors.js';
-import type { Catalog } from '../model.js';
 import { PictureImageEmbedder, type PictureImageVectorSink } from '../outputs/picture-image-embedder.js';
 import type { ComponentFactory } from './component-factory.js';
 
@@ -34,17 +33,17 @@ export function assertImageModel(f: ComponentFactory, s: Partial<CatalogSettings
 }
 
 /**
- * The image vectors of a catalog's runs (crawl and replay --layers vector): undefined unless it asks for them and
- * its index keeps them. The model is loaded here once per process (ComponentFactory.imageEmbedding) and kept.
+ * The image vectors of a catalog's runs (crawl and replay --layers vector; `settings` the catalog's, without
+ * `outputs` when the vector layer is asked for by name): undefined unless they ask for them and the index keeps them. The model is loaded here once per process (ComponentFactory.imageEmbedding) and kept.
  * @throws CrawlerError CONFIG when the image model is not there
  */
 export async function pictureImageEmbedder(
   f: ComponentFactory,
-  catalog: Catalog,
+  settings: Partial<Pick<CatalogSettings, 'contentMode' | 'outputs'>>,
 ): Promise<PictureImageEmbedder | undefined> {
   const index = f.index();
-  if (!wantsImageVectors(catalog.settings) || !index.upsertPictureImageVectors) return undefined;
-  assertImageModel(f, catalog.settings);
+  if (!wantsImageVectors(settings) || !index.upsertPictureImageVectors) return undefined;
+  assertImageModel(f, settings);
   const client = await f.imageEmbedding();
   return new PictureImageEmbedder(client, index as PictureImageVectorSink, (path) => f.blobs.get(path), {
     log: f.log.child({ component: 'picture-image-embedder' }),

@@ -372,7 +372,7 @@ async function assembleChannels(
     vectors = await f.vectors();
     embedding = client.describe();
     // Fetching never waits for the embedder: pages past the in-memory queue are embedded from their files.
-    const images = await pictureImageEmbedder(f, ctx.catalog);
+    const images = await pictureImageEmbedder(f, ctx.catalog.settings);
     vectorChannel = vectorOutput(f, client, vectors, (page) => f.blobs.getText(page.resource.textPath), images);
     channels.push(vectorChannel);
   }

@@ -1,6 +1,6 @@
 import { optimizeVersion } from '../admin/optimize-version.js';
 import type { ComponentFactory } from '../compose/component-factory.js';
-import { pictureImageEmbedder } from '../compose/image-assembly.js';
+import { assertImageModel, pictureImageEmbedder } from '../compose/image-assembly.js';
 import { vectorOutput } from '../compose/run-assembly.js';
 import { reportStamp } from '../engine/run-report.js';
 import { CrawlerError } from '../errors.js';
@@ -85,6 +85,8 @@ export class ReplayService {
       });
     }
     await assertNotRunning(gf, catalog);
+    // A text+image catalog's vectors need the image model: refused here, before any layer is rewritten.
+    if (layers.includes('vector')) assertImageModel(gf, { contentMode: catalog.settings.contentMode });
     const handle = await gf.runs.acquire(catalog.id, 'replay');
     return new ReplaySession(gf, { catalog, version, layers, handle, options });
   }
@@ -211,7 +213,7 @@ export class ReplaySession {
     }
     if (layers.includes('vector')) {
       // A text+image catalog's pictures get their image vectors again (refused, in one line, without the model).
-      const images = await pictureImageEmbedder(gf, this.catalog);
+      const images = await pictureImageEmbedder(gf, { contentMode: this.catalog.settings.contentMode });
       this.#vector = vectorOutput(gf, await gf.embedding(), await gf.vectors(), undefined, images);
     }
     this.#channels = [this.#index, this.#vector].filter((c): c is IndexOutputChannel | VectorOutputChannel => !!c);
