@@ -10,6 +10,7 @@ interface Hit {
 }
 interface Page {
   mode: string;
+  match?: string;
   results: Hit[];
   total: number;
   nextCursor: string | null;
@@ -174,12 +175,31 @@ describe('GET /v2/search: hybrid by default with vectors, words without; detail 
     }
   });
 
+  it('reads a words query of four words or more as a question, and says how words matched', async () => {
+    const question = await search('q=how%20to%20build%20a%20compost%20heap&catalog=garden&mode=words');
+    expect(question).toMatchObject({ mode: 'words', match: 'question' });
+    expect(question.results.slice(0, 3).map(path)).toContain('/article-3.html');
+    const all = await search('q=how%20to%20build%20a%20compost%20heap&catalog=garden&mode=words&match=all');
+    expect(['all', 'any']).toContain(all.match);
+    expect(all.total).toBeLessThanOrEqual(question.total);
+    expect((await search('q=compost%20heap&catalog=garden&mode=words')).match).toBe('all');
+    // A question's pages: by its own cursor, none twice.
+    const first = await search('q=how%20to%20build%20a%20compost%20heap&catalog=garden&mode=words&size=2');
+    expect(first.nextCursor).not.toBeNull();
+    const second = await search(
+      `q=how%20to%20build%20a%20compost%20heap&catalog=garden&mode=words&size=2&cursor=${first.nextCursor}`,
+    );
+    const ids = [...first.results, ...second.results].map((h) => h.id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
   it('refuses a bad mode, preferDetailPages or offset with one 400 naming the field', async () => {
     for (const [query, field] of [
       ['q=x&mode=sound', /mode/],
       ['q=x&preferDetailPages=maybe', /preferDetailPages/],
       ['q=x&mode=hybrid&cursor=1001', /offset 1001|cursor/],
       ['q=x&mode=hybrid&cursor=two', /cursor/],
+      ['q=x&mode=words&match=some', /match/],
     ] as const) {
       const r = await f.call({ method: 'GET', url: `/v2/search?${query}&catalog=garden`, as: 'support' });
       expect(r.statusCode, `${query}: ${r.body}`).toBe(400);

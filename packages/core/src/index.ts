@@ -185,6 +185,9 @@ export {
   type VersionSearch,
   VersionService,
   type VersionState,
+  WORDS_MATCHES,
+  type WordsMatch,
+  type WordsMatched,
 } from './services/index.js';
 export type * from './storage/blob-store.js';
 export {

@@ -1,4 +1,4 @@
-import { CATALOG_CATS, SEARCH_MODES, type SearchMode } from '@greenfinger/core';
+import { CATALOG_CATS, SEARCH_MODES, type SearchMode, WORDS_MATCHES, type WordsMatch } from '@greenfinger/core';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { ok } from '../envelope.js';
@@ -14,6 +14,7 @@ interface SearchQuery {
   cat?: string;
   version?: number;
   like?: string;
+  match?: WordsMatch;
 }
 
 const querystring = {
@@ -25,6 +26,13 @@ const querystring = {
       type: 'string',
       enum: [...SEARCH_MODES],
       description: 'absent: hybrid when the catalogs searched have text vectors, else words; the answer says which',
+    },
+    match: {
+      type: 'string',
+      enum: [...WORDS_MATCHES],
+      default: 'auto',
+      description:
+        'words mode: auto (a query of 4+ words without quotes is a question: pages with any of its words, ranked by them and their pairs, the best page with all of them in the first three; else all), all (every word, else any) or any; the answer says which in match',
     },
     catalog: {
       type: 'string',
@@ -99,9 +107,11 @@ export function searchRoutes(app: FastifyInstance, ctx: ApiContext): void {
       cat: query.cat,
       version: query.version,
       like: query.like,
+      match: query.match,
     });
     return ok({
       mode: r.mode,
+      ...(r.match ? { match: r.match } : {}),
       results: r.results,
       total: r.total,
       pageSize: query.size,

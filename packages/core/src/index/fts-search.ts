@@ -188,7 +188,7 @@ export function searchCatalogs(
       totals = targets.map((t) => count(t, args));
     }
     const total = sum(totals);
-    if (total === 0 || size === 0) return { results: [], total, nextCursor: null };
+    if (total === 0 || size === 0) return { results: [], total, nextCursor: null, match: args.mode };
     const match = args.mode === 'all' ? fts.all : (fts.any as string);
 
     const candidates: Candidate[] = [];
@@ -212,6 +212,7 @@ export function searchCatalogs(
       results,
       total,
       nextCursor: more ? encodeCursor({ score: last.score, id: last.id } satisfies SearchAfter) : null,
+      match: args.mode,
     };
   } finally {
     for (const { catalog } of catalogs) if (catalog.db.open && catalog.db.inTransaction) catalog.db.exec('COMMIT');

@@ -15,8 +15,9 @@ export function decodeCursor(cursor: string): SearchAfter {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (value && typeof value === 'object') {
-      const { s, i } = value as { s?: unknown; i?: unknown };
-      if (typeof s === 'number' && Number.isFinite(s) && typeof i === 'string') return { score: s, id: i };
+      const { s, i, q } = value as { s?: unknown; i?: unknown; q?: unknown };
+      // `q`: a question's cursor (services/words-question.ts), not one of the all-words order.
+      if (q === undefined && typeof s === 'number' && Number.isFinite(s) && typeof i === 'string') return { score: s, id: i };
     }
   } catch {
     // reported below

@@ -150,6 +150,8 @@ export interface WordsResult {
   results: WordsHit[];
   total: number;
   nextCursor: string | null;
+  /** How the pages matched: `all` their words, or `any` (asked for, or no page held them all). */
+  match?: 'all' | 'any' | undefined;
 }
 
 /**

@@ -10,6 +10,7 @@ export * from './replay-service.js';
 export * from './schedule-service.js';
 export * from './search-pool.js';
 export * from './search-service.js';
+export * from './words-question.js';
 export * from './test-url-service.js';
 export * from './user-service.js';
 export * from './version-service.js';

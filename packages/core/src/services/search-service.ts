@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { ComponentFactory } from '../compose/component-factory.js';
 import { CrawlerError } from '../errors.js';
 import { meaningVersionOf, type PublishedCatalog } from '../index/catalog-registry.js';
-import type { PictureHit, WordsHit } from '../index/search-index.js';
+import type { PictureHit, WordsHit, WordsResult } from '../index/search-index.js';
 import { uniquePictures } from '../index/sqlite-fts-index.js';
 import { MAX_MEANING_OFFSET, type MeaningHit, VectorSearcher } from '../vector/vector-searcher.js';
 import { fuseRanks, fusionDepth } from './hybrid-search.js';
@@ -18,6 +18,7 @@ import {
   pictureTitle,
 } from './picture-search.js';
 import { type ScopedCatalog, type ScopeRequest, searchScopes } from './search-scope.js';
+import { isQuestion, questionSearch, type WordsMatch, type WordsMatched } from './words-question.js';
 
 /**
  * words: the full-text index; meaning: the text vectors; hybrid: both, fused by rank (hybrid-search.ts);
@@ -49,6 +50,8 @@ export interface SearchRequest extends ScopeRequest {
    * with a blank `q`: the other pictures ranked by their stored vectors' likeness to it.
    */
   like?: string | undefined;
+  /** Words (and hybrid without vectors): how pages match the words (words-question.ts). @default 'auto' */
+  match?: WordsMatch | undefined;
 }
 
 export interface SearchHit {
@@ -97,6 +100,8 @@ export interface SearchResponse {
   rankings?: PictureRanking[] | undefined;
   /** A `like` search: the picture it was asked for. */
   likeOf?: PictureSearchHit | undefined;
+  /** Words: how the pages matched: every word, any word (none held them all, or asked), or as a question. */
+  match?: WordsMatched | undefined;
   /**
    * Why an answer is empty, or narrower than asked, when the reason is not the query: a meaning search of catalogs
    * without vectors, or a hybrid one answered by words alone.
@@ -274,16 +279,21 @@ export class SearchService {
         fix: 'pass the nextCursor of the previous page (offset is for meaning, hybrid and pictures)',
       });
     }
-    const r = await this.#gf.index().search({
+    const query = {
       q: req.q,
       scopes: published.map((c) => ({ catalogId: c.catalogId, version: c.version })),
-      size,
-      cursor: req.cursor,
       preferDetailPages: req.preferDetailPages,
-    });
+    };
+    const question = (req.match ?? 'auto') === 'auto' && isQuestion(req.q);
+    const r: WordsResult = question
+      ? await questionSearch(this.#gf.index(), query, size, req.cursor)
+      : await this.#gf
+          .index()
+          .search({ ...query, size, cursor: req.cursor, match: req.match === 'any' ? 'any' : 'all' });
     const names = namesOf(published);
     return {
       mode: 'words',
+      match: question ? 'question' : r.match,
       results: r.results.map((h) => ({ ...hit(h, h.id, h.highlights, names), pictures: uniquePictures(h.images) })),
       total: r.total,
       nextCursor: r.nextCursor,

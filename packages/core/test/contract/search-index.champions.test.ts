@@ -224,7 +224,7 @@ describe('SqliteFtsIndex champion lists', () => {
     const lastHit = all.results.at(-1) as WordsHit;
     const end = Buffer.from(JSON.stringify({ s: lastHit.score, i: lastHit.id })).toString('base64url');
     const past = await index.search(q({ q: '"stone river"', size: 4, cursor: end }));
-    expect(past).toEqual({ results: [], total: all.total, nextCursor: null });
+    expect(past).toEqual({ results: [], total: all.total, nextCursor: null, match: 'all' });
     expect(last).toBeDefined();
     // No page has the phrase and the word: either, OR-ed.
     const none = await index.search(q({ q: '"river stone stone river stone" alpha' }));

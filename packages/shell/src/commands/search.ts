@@ -8,6 +8,8 @@ import {
   SEARCH_MODES,
   type SearchHit,
   type SearchMode,
+  WORDS_MATCHES,
+  type WordsMatch,
 } from '@greenfinger/core';
 import { intArg, listArg } from '../args.js';
 import { type CommandSpec, defineCommand } from '../command-spec.js';
@@ -25,6 +27,7 @@ interface SearchOptions {
   cat?: string;
   version?: number;
   like?: string;
+  match?: WordsMatch;
   json?: boolean;
   data?: string;
 }
@@ -42,6 +45,12 @@ export const SEARCH_COMMAND = defineCommand<SearchOptions>({
       description:
         'hybrid, words, meaning or pictures (default: hybrid when the catalogs have text vectors, else words)',
       choices: SEARCH_MODES,
+    },
+    {
+      flags: '--match <match>',
+      description:
+        'words: auto (default: a query of 4+ words without quotes is a question, ranked by any of its words and pairs of them, the best page with all of them in the first three; else all words), all (every word, else any) or any',
+      choices: WORDS_MATCHES,
     },
     {
       flags: '--no-prefer-detail-pages',
@@ -81,6 +90,8 @@ export const SEARCH_COMMAND = defineCommand<SearchOptions>({
   ],
   examples: [
     'greenfinger search "json dumps"',
+    'greenfinger search "make a deep copy of an object including nested ones" --mode words   # a question',
+    'greenfinger search "copy nested object" --mode words --match any',
     'greenfinger search "make a deep copy of an object including nested ones" --mode hybrid',
     'greenfinger search "how do I read a file line by line" --mode meaning --size 5 --json',
     'greenfinger search "ferry timetable" --no-prefer-detail-pages',
@@ -116,6 +127,7 @@ export const SEARCH_COMMAND = defineCommand<SearchOptions>({
       cat: opts.cat,
       version: opts.version,
       like: opts.like,
+      match: opts.match,
     });
     // Pictures like one name it first: what they are like, and by what.
     const like = r.likeOf ? `like ${r.likeOf.title} — ${r.likeOf.url} (by ${r.likeBy})\n` : '';
@@ -126,7 +138,7 @@ export const SEARCH_COMMAND = defineCommand<SearchOptions>({
       };
       const results = r.results.map(shown);
       ctx.io.out(
-        `${JSON.stringify({ mode: r.mode, results, total: r.total, nextCursor: r.nextCursor, ...(r.note ? { note: r.note } : {}), ...(r.likeOf ? { likeBy: r.likeBy, likeOf: shown(r.likeOf) } : {}) })}\n`,
+        `${JSON.stringify({ mode: r.mode, ...(r.match ? { match: r.match } : {}), results, total: r.total, nextCursor: r.nextCursor, ...(r.note ? { note: r.note } : {}), ...(r.likeOf ? { likeBy: r.likeBy, likeOf: shown(r.likeOf) } : {}) })}\n`,
       );
     } else if (ctx.mode === 'prompt') {
       // The prompt's list shows each result's picture: a thumbnail where the terminal draws one, else its url.

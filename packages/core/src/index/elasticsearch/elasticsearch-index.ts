@@ -346,6 +346,7 @@ export class ElasticsearchIndex implements SearchIndex {
         results: hits.map((h, i) => toWordsHit(h, i < highlightFirst)),
         total,
         nextCursor: nextCursorOf(hits, query.size, total, query.cursor ? 0 : hits.length),
+        match: mode,
       };
     }
     return { results: [], total: 0, nextCursor: null };
