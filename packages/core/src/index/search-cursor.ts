@@ -17,7 +17,8 @@ export function decodeCursor(cursor: string): SearchAfter {
     if (value && typeof value === 'object') {
       const { s, i, q } = value as { s?: unknown; i?: unknown; q?: unknown };
       // `q`: a question's cursor (services/words-question.ts), not one of the all-words order.
-      if (q === undefined && typeof s === 'number' && Number.isFinite(s) && typeof i === 'string') return { score: s, id: i };
+      if (q === undefined && typeof s === 'number' && Number.isFinite(s) && typeof i === 'string')
+        return { score: s, id: i };
     }
   } catch {
     // reported below

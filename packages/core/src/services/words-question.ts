@@ -1,6 +1,6 @@
 import { CrawlerError } from '../errors.js';
 import { encodeCursor } from '../index/search-cursor.js';
-import type { SearchIndex, WordsHit, WordsQuery, WordsResult } from '../index/search-index.js';
+import type { SearchIndex, WordsQuery, WordsResult } from '../index/search-index.js';
 
 /**
  * How a words search matches pages: `all` (every word, else any when no page holds them all), `any`, or `auto`:
