@@ -231,15 +231,9 @@ export const ANSWER_SHAPES: Record<string, Schema> = {
         embeddingNotice,
       ),
       note: doc('Why an answer is empty or narrower than asked when the reason is not the query (no vectors).', str),
-      likeBy: doc(
-        "like=: what was compared: 'image' (the pictures' image vectors, when the picture has one) or 'caption meaning' (their text vectors).",
-        str,
-      ),
+      likeBy: doc("like=: what was compared: 'image' (image vectors) or 'caption meaning' (text vectors).", str),
       likeOf: doc('like=: the picture the results are like.', ref('SearchHit')),
-      rankings: doc(
-        "Pictures mode: the rankings fused into the answer: 'words', then 'caption meaning' and 'image' when they took part.",
-        list(str),
-      ),
+      rankings: doc("Pictures mode: the rankings fused: 'words', then 'caption meaning', 'image'.", list(str)),
     },
     ['embedding', 'note', 'likeBy', 'likeOf', 'rankings'],
   ),
