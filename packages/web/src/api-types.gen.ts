@@ -68,6 +68,7 @@ export interface CatalogSettings {
   include?: string[];
   exclude?: string[];
   outputs?: Array<'file' | 'index' | 'vector'>;
+  contentMode?: 'text' | 'text+image';
   images?: boolean;
   maxVersions?: number;
   minPublishRatio?: number;
@@ -455,10 +456,12 @@ export interface SearchPage {
   };
   /** Why an answer is empty or narrower than asked when the reason is not the query (no vectors). */
   note?: string;
-  /** like=: what was compared, 'caption meaning' (the pictures' text vectors). */
+  /** like=: what was compared: 'image' (image vectors) or 'caption meaning' (text vectors). */
   likeBy?: string;
   /** like=: the picture the results are like. */
   likeOf?: SearchHit;
+  /** Pictures mode: the rankings fused: 'words', then 'caption meaning', 'image'. */
+  rankings?: string[];
 }
 
 export interface SignedIn {
