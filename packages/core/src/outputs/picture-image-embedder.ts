@@ -44,6 +44,8 @@ export class PictureImageEmbedder implements PicturesStep {
   #embedded = 0;
   #failed = 0;
   #skipped = 0;
+  /** Failures the log was told of. */
+  #reported = 0;
   #lastError: string | undefined;
 
   constructor(
@@ -121,14 +123,15 @@ export class PictureImageEmbedder implements PicturesStep {
     }
   }
 
-  /** Embeds and stores everything queued; says what failed, once, in the log. */
+  /** Embeds and stores everything queued; says in the log what failed since it last did. */
   async flush(): Promise<void> {
     let guard = 0;
     while (!this.#halted && (this.#queue.length > 0 || this.#running) && guard++ < 1_000_000) {
       this.#kick();
       await this.#running;
     }
-    if (this.#failed > 0) {
+    if (this.#failed > this.#reported) {
+      this.#reported = this.#failed;
       this.#log?.warn({ model: this.#client.model, ...this.counts() }, 'pictures the image model could not embed');
     }
   }
