@@ -221,6 +221,10 @@ export const ANSWER_SHAPES: Record<string, Schema> = {
   SearchPage: obj(
     {
       mode: doc('The mode that answered: hybrid, words, meaning or pictures.', str),
+      match: doc(
+        "Words: how the pages matched: 'all' their words, 'any' (no page held them all, or match=any) or 'question' (4+ words without quotes: any of them and their pairs, the best page with all of them in the first three).",
+        str,
+      ),
       results: list(ref('SearchHit')),
       total: num,
       pageSize: int,
@@ -235,7 +239,7 @@ export const ANSWER_SHAPES: Record<string, Schema> = {
       likeOf: doc('like=: the picture the results are like.', ref('SearchHit')),
       rankings: doc("Pictures mode: the rankings fused: 'words', then 'caption meaning', 'image'.", list(str)),
     },
-    ['embedding', 'note', 'likeBy', 'likeOf', 'rankings'],
+    ['match', 'embedding', 'note', 'likeBy', 'likeOf', 'rankings'],
   ),
   UrlRow: obj({
     urlId: str,

@@ -442,6 +442,8 @@ export interface SearchHit {
 export interface SearchPage {
   /** The mode that answered: hybrid, words, meaning or pictures. */
   mode: string;
+  /** Words: how the pages matched: 'all' their words, 'any' (no page held them all, or match=any) or 'question' (4+ words without quotes: any of them and their pairs, the best page with all of them in the first three). */
+  match?: string;
   results: SearchHit[];
   total: number;
   pageSize: number;

@@ -294,6 +294,11 @@ export function Search({ query }: { query: URLSearchParams }) {
         <>
           <p class="muted" role="status">
             {page.total} {page.total === 1 ? 'result' : 'results'} by {page.mode}
+            {page.match === 'question'
+              ? ', read as a question (pages with any of its words; the best with all of them in the first three)'
+              : page.match === 'any'
+                ? ' (no page holds all the words: pages with any of them)'
+                : ''}
             {page.likeOf ? ` like “${page.likeOf.title}” (by ${page.likeBy})` : ''} in {page.elapsedMillis} ms
             {page.note ? ` · ${page.note}` : ''}
             {page.embedding
