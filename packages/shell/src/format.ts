@@ -140,7 +140,7 @@ export function formatResults(
   r: SearchResponse,
   pictureLine?: (h: SearchResponse['results'][number]) => string | undefined,
 ): string {
-  const notice = r.embedding ? `${embeddingNoticeLine(r.embedding)}\n` : '';
+  const notice = (r.embedding ? `${embeddingNoticeLine(r.embedding)}\n` : '') + (r.note ? `note: ${r.note}\n` : '');
   if (r.results.length === 0) return `no results (${r.mode})\n${notice}`;
   const lines = r.results.map((h, i) => {
     const hl = h.highlights[0] ? `\n     ${strip(h.highlights[0]).replace(/\s+/g, ' ').slice(0, 200)}` : '';
@@ -152,9 +152,22 @@ export function formatResults(
     return `${String(i + 1).padStart(3)}. ${h.title}\n     ${h.url}  [${h.catalog} v${h.version}, ${how}]${hl}${pages}${shown ? `\n${shown}` : ''}`;
   });
   lines.push(
-    `${r.mode}: ${r.results.length} of ${n(r.total)} in ${r.elapsedMs} ms${r.nextCursor ? ` — next page: --cursor ${r.nextCursor}` : ''}`,
+    `${answeredBy(r)}: ${r.results.length} of ${n(r.total)} in ${r.elapsedMs} ms${r.nextCursor ? ` — next page: --cursor ${r.nextCursor}` : ''}`,
   );
   return `${lines.join('\n')}\n${notice}`;
+}
+
+/** The mode that answered, and how: a question, any word, or the rankings fused into a pictures answer. */
+function answeredBy(r: SearchResponse): string {
+  const how =
+    r.match === 'question'
+      ? ' (read as a question)'
+      : r.match === 'any'
+        ? ' (any of the words)'
+        : r.rankings && r.rankings.length > 1
+          ? ` (${r.rankings.join(' + ')})`
+          : '';
+  return `${r.mode}${how}`;
 }
 
 /** The pages that show a picture of a pictures result: the first one, and how many more. */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { ComponentFactory } from '../compose/component-factory.js';
 import { CrawlerError } from '../errors.js';
 import { meaningVersionOf, type PublishedCatalog } from '../index/catalog-registry.js';
-import type { PictureHit, WordsHit, WordsResult } from '../index/search-index.js';
+import type { PictureHit, WordsHit } from '../index/search-index.js';
 import { uniquePictures } from '../index/sqlite-fts-index.js';
 import { MAX_MEANING_OFFSET, type MeaningHit, VectorSearcher } from '../vector/vector-searcher.js';
 import { fuseRanks, fusionDepth } from './hybrid-search.js';
@@ -18,7 +18,7 @@ import {
   pictureTitle,
 } from './picture-search.js';
 import { type ScopedCatalog, type ScopeRequest, searchScopes } from './search-scope.js';
-import { isQuestion, questionSearch, type WordsMatch, type WordsMatched } from './words-question.js';
+import { type WordsMatch, type WordsMatched, wordsSearch } from './words-question.js';
 
 /**
  * words: the full-text index; meaning: the text vectors; hybrid: both, fused by rank (hybrid-search.ts);
@@ -279,21 +279,12 @@ export class SearchService {
         fix: 'pass the nextCursor of the previous page (offset is for meaning, hybrid and pictures)',
       });
     }
-    const query = {
-      q: req.q,
-      scopes: published.map((c) => ({ catalogId: c.catalogId, version: c.version })),
-      preferDetailPages: req.preferDetailPages,
-    };
-    const question = (req.match ?? 'auto') === 'auto' && isQuestion(req.q);
-    const r: WordsResult = question
-      ? await questionSearch(this.#gf.index(), query, size, req.cursor)
-      : await this.#gf
-          .index()
-          .search({ ...query, size, cursor: req.cursor, match: req.match === 'any' ? 'any' : 'all' });
+    const scopes = published.map((c) => ({ catalogId: c.catalogId, version: c.version }));
+    const r = await wordsSearch(this.#gf.index(), { ...req, scopes }, size);
     const names = namesOf(published);
     return {
       mode: 'words',
-      match: question ? 'question' : r.match,
+      match: r.match,
       results: r.results.map((h) => ({ ...hit(h, h.id, h.highlights, names), pictures: uniquePictures(h.images) })),
       total: r.total,
       nextCursor: r.nextCursor,

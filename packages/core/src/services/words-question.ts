@@ -116,3 +116,19 @@ export async function questionSearch(
   };
   return { results: page, total: any.total, nextCursor: more ? encodeQuestionCursor(next) : null };
 }
+
+/**
+ * Words search as the search service asks it: a question (`match` auto and {@link isQuestion}) by
+ * {@link questionSearch}, else the index's all-words match (then any) or, asked for, any; `match` says which.
+ */
+export async function wordsSearch(
+  index: WordsSearcher,
+  req: Pick<WordsQuery, 'q' | 'scopes' | 'preferDetailPages' | 'cursor'> & { match?: WordsMatch | undefined },
+  size: number,
+): Promise<Omit<WordsResult, 'match'> & { match?: WordsMatched | undefined }> {
+  const query = { q: req.q, scopes: req.scopes, preferDetailPages: req.preferDetailPages };
+  if ((req.match ?? 'auto') === 'auto' && isQuestion(req.q)) {
+    return { ...(await questionSearch(index, query, size, req.cursor)), match: 'question' };
+  }
+  return index.search({ ...query, size, cursor: req.cursor, match: req.match === 'any' ? 'any' : 'all' });
+}

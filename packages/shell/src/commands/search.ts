@@ -84,7 +84,7 @@ export const SEARCH_COMMAND = defineCommand<SearchOptions>({
     },
     dataOption(),
     jsonOption(
-      'print exactly one JSON document: {mode, results, total, nextCursor}; pictures results add pictureUrl, file, width, height, caption, pages; --like adds likeBy, likeOf',
+      'print exactly one JSON document: {mode, results, total, nextCursor}, words adds match (all, any or question), pictures rankings; pictures results add pictureUrl, file, width, height, caption, pages; --like adds likeBy, likeOf',
     ),
     verboseOption(),
   ],
@@ -138,7 +138,7 @@ export const SEARCH_COMMAND = defineCommand<SearchOptions>({
       };
       const results = r.results.map(shown);
       ctx.io.out(
-        `${JSON.stringify({ mode: r.mode, ...(r.match ? { match: r.match } : {}), results, total: r.total, nextCursor: r.nextCursor, ...(r.note ? { note: r.note } : {}), ...(r.likeOf ? { likeBy: r.likeBy, likeOf: shown(r.likeOf) } : {}) })}\n`,
+        `${JSON.stringify({ mode: r.mode, ...(r.match ? { match: r.match } : {}), results, total: r.total, nextCursor: r.nextCursor, ...(r.rankings ? { rankings: r.rankings } : {}), ...(r.note ? { note: r.note } : {}), ...(r.likeOf ? { likeBy: r.likeBy, likeOf: shown(r.likeOf) } : {}) })}\n`,
       );
     } else if (ctx.mode === 'prompt') {
       // The prompt's list shows each result's picture: a thumbnail where the terminal draws one, else its url.
