@@ -442,7 +442,7 @@ export interface SearchHit {
 export interface SearchPage {
   /** The mode that answered: hybrid, words, meaning or pictures. */
   mode: string;
-  /** Words: how the pages matched: 'all' their words, 'any' (no page held them all, or match=any) or 'question' (4+ words without quotes: any of them and their pairs, the best page with all of them in the first three). */
+  /** Words: how the pages matched: 'all' their words, 'any' (no page held them all, or match=any) or 'question' (a sentence: 4+ words, no quotes, one on half the pages: any of them and their pairs, the best page with all in the first three). */
   match?: string;
   results: SearchHit[];
   total: number;

@@ -32,7 +32,7 @@ const querystring = {
       enum: [...WORDS_MATCHES],
       default: 'auto',
       description:
-        'words mode: auto (a query of 4+ words without quotes is a question: pages with any of its words, ranked by them and their pairs, the best page with all of them in the first three; else all), all (every word, else any) or any; the answer says which in match',
+        'words mode: auto (a sentence, 4+ words without quotes one of which is on half the pages searched or more, is a question: pages with any of its words, ranked by them and their pairs, the best page with all of them in the first three; else all), all (every word, else any) or any; the answer says which in match',
     },
     catalog: {
       type: 'string',

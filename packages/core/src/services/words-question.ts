@@ -4,7 +4,8 @@ import type { SearchIndex, WordsQuery, WordsResult } from '../index/search-index
 
 /**
  * How a words search matches pages: `all` (every word, else any when no page holds them all), `any`, or `auto`:
- * `all` for a query of up to {@link QUESTION_WORDS} − 1 words or with a quoted phrase, else `question`.
+ * `question` for a sentence ({@link readsAsQuestion}: four words or more, no quoted phrase, one of them on half the
+ * pages searched or more), else `all`.
  */
 export type WordsMatch = 'all' | 'any' | 'auto';
 
@@ -23,18 +24,51 @@ export const QUESTION_ALL_WORDS_AT = 3;
 const WORD_RE = /[\p{L}\p{N}\p{M}_]+/gu;
 
 /**
- * Whether `auto` reads this query as a question: four words or more and no quoted phrase. Keywords, API names and
- * titles (`os.path join`, `threading Lock`) keep the all-words match; a sentence asking for something rarely has
- * all its words on the page that answers it (`make a deep copy of an object including nested ones` → copy.html,
- * which never says "including" or "ones").
+ * Whether a query is long enough to be a question: four words or more and no quoted phrase. Keywords, API names and
+ * titles (`os.path join`, `threading Lock`) keep the all-words match.
  */
 export function isQuestion(q: string): boolean {
   if (q.includes('"')) return false;
   return (q.match(WORD_RE) ?? []).length >= QUESTION_WORDS;
 }
 
+/** A query is a question when one of its words is on at least this share of the pages searched. */
+export const QUESTION_COMMON_SHARE = 0.5;
+
+/** At most this many of a query's words (the shortest first) are counted to find a common one. */
+const COMMON_CHECKS = 12;
+
+/**
+ * Whether a long query reads as a sentence rather than a list of keywords: one of its words is on at least half the
+ * pages searched (`a`, `the`, `of`, `how`, `der`, `les`: the words a sentence is built with, in any language, found
+ * from the pages themselves). A sentence asking for something rarely has all its words on the page that answers it
+ * (`make a deep copy of an object including nested ones` → copy.html, which never says "including" or "ones");
+ * `seed exchange runner beans` is four keywords, each on few pages, and keeps the all-words match. Counts the
+ * shortest words first (function words are short) and stops at the first common one.
+ */
+export async function readsAsQuestion(
+  index: Pick<SearchIndex, 'search' | 'countVersion'>,
+  q: string,
+  scopes: WordsQuery['scopes'],
+): Promise<boolean> {
+  if (!isQuestion(q)) return false;
+  const pages = (await Promise.all(scopes.map((s) => index.countVersion(s.catalogId, s.version)))).reduce(
+    (a, b) => a + b,
+    0,
+  );
+  if (pages === 0) return false;
+  const words = [...new Set((q.match(WORD_RE) ?? []).map((w) => w.toLowerCase()))].sort(
+    (a, b) => a.length - b.length || (a < b ? -1 : 1),
+  );
+  for (const word of words.slice(0, COMMON_CHECKS)) {
+    const { total } = await index.search({ q: word, scopes, size: 0 });
+    if (total >= pages * QUESTION_COMMON_SHARE) return true;
+  }
+  return false;
+}
+
 /** What a words search reads of the index. */
-export type WordsSearcher = Pick<SearchIndex, 'search'>;
+export type WordsSearcher = Pick<SearchIndex, 'search' | 'countVersion'>;
 
 /** The cursor of a question's pages: the any-word list's position, the page moved up and how many were shown. */
 interface QuestionCursor {
@@ -118,7 +152,7 @@ export async function questionSearch(
 }
 
 /**
- * Words search as the search service asks it: a question (`match` auto and {@link isQuestion}) by
+ * Words search as the search service asks it: a question (`match` auto and {@link readsAsQuestion}) by
  * {@link questionSearch}, else the index's all-words match (then any) or, asked for, any; `match` says which.
  */
 export async function wordsSearch(
@@ -127,7 +161,7 @@ export async function wordsSearch(
   size: number,
 ): Promise<Omit<WordsResult, 'match'> & { match?: WordsMatched | undefined }> {
   const query = { q: req.q, scopes: req.scopes, preferDetailPages: req.preferDetailPages };
-  if ((req.match ?? 'auto') === 'auto' && isQuestion(req.q)) {
+  if ((req.match ?? 'auto') === 'auto' && (await readsAsQuestion(index, req.q, req.scopes))) {
     return { ...(await questionSearch(index, query, size, req.cursor)), match: 'question' };
   }
   return index.search({ ...query, size, cursor: req.cursor, match: req.match === 'any' ? 'any' : 'all' });

@@ -8,7 +8,7 @@ import { createTempDir, type TempDir } from '../support/tmp.js';
 const QUESTION = 'make a deep copy of an object including nested ones';
 
 describe('isQuestion', () => {
-  it('reads four words or more without quotes as a question', () => {
+  it('reads four words or more without quotes as long enough to be a question', () => {
     expect(isQuestion(QUESTION)).toBe(true);
     expect(isQuestion('copy of an object')).toBe(true);
     expect(isQuestion('threading Lock')).toBe(false);
@@ -22,6 +22,7 @@ describe('isQuestion', () => {
  * Words search of a question on a real crawl of the python docs (40 pages from library/copy.html, words only): the
  * page that answers it holds most of its words but not all ("including", "ones"), so the all-words match misses it
  * and the question match finds it first; the best all-words page is kept in the first three; pages never repeat.
+ * Four keywords without a common word among them stay an all-words search.
  */
 describe('words search of a question (python docs)', () => {
   let corpus: Corpus;
@@ -94,6 +95,10 @@ describe('words search of a question (python docs)', () => {
     expect(path(keywords)[0]).toBe('/library/copy.html');
     const quoted = await words('"deep copy" of an object');
     expect(quoted.match).toBe('all');
+    // Four words or more, none of them on half the pages: keywords, not a sentence.
+    const rare = await words('deepcopy memo dictionary recursive');
+    expect(rare.match).not.toBe('question');
+    expect(path(rare)[0]).toBe('/library/copy.html');
   });
 
   it('refuses a cursor of another kind of words search, naming the fix', async () => {

@@ -49,7 +49,7 @@ export const SEARCH_COMMAND = defineCommand<SearchOptions>({
     {
       flags: '--match <match>',
       description:
-        'words: auto (default: a query of 4+ words without quotes is a question, ranked by any of its words and pairs of them, the best page with all of them in the first three; else all words), all (every word, else any) or any',
+        'words: auto (default: a sentence, 4+ words without quotes one of which is on half the pages or more, is a question, ranked by any of its words and pairs of them, the best page with all of them in the first three; else all words), all (every word, else any) or any',
       choices: WORDS_MATCHES,
     },
     {
