@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { toFloats } from './fts-picture-vectors.js';
+import { nearestOf, toFloats } from './fts-picture-vectors.js';
 
 /**
  * The image vectors of picture records, in the catalog's index file beside the records and their caption vectors
@@ -110,28 +110,11 @@ export function nearestPictureImages(
   exclude: ReadonlySet<string> = new Set(),
 ): Array<{ id: string; score: number }> {
   ensure(db);
-  let qq = 0;
-  for (const x of query) qq += x * x;
-  const qn = Math.sqrt(qq) || 1;
-  const best: Array<{ id: string; score: number }> = [];
   const rows = db
     .prepare(
       `SELECT id, vector FROM picture_image_vectors
        WHERE model = ? AND dims = ? AND version IN (SELECT value FROM json_each(?))`,
     )
     .iterate(model, query.length, JSON.stringify(versions)) as Iterable<{ id: string; vector: Buffer }>;
-  for (const r of rows) {
-    if (exclude.has(r.id)) continue;
-    const v = toFloats(r.vector);
-    let dot = 0;
-    let vv = 0;
-    for (let i = 0; i < v.length; i++) {
-      const x = v[i] as number;
-      dot += x * (query[i] as number);
-      vv += x * x;
-    }
-    best.push({ id: r.id, score: dot / (qn * (Math.sqrt(vv) || 1)) });
-  }
-  best.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return best.slice(0, limit);
+  return nearestOf(rows, query, limit, exclude);
 }

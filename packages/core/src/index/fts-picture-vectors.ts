@@ -94,11 +94,23 @@ export function nearestPictures(
   exclude: ReadonlySet<string> = new Set(),
 ): Array<{ id: string; score: number }> {
   ensure(db);
-  const qn = Math.hypot(...query) || 1;
-  const best: Array<{ id: string; score: number }> = [];
   const rows = db
     .prepare(`SELECT id, vector FROM picture_vectors WHERE dims = ? AND version IN (SELECT value FROM json_each(?))`)
     .iterate(query.length, JSON.stringify(versions)) as Iterable<{ id: string; vector: Buffer }>;
+  return nearestOf(rows, query, limit, exclude);
+}
+
+/** The `limit` rows nearest to `query` by cosine, best first, ties by id; the ids in `exclude` left out. */
+export function nearestOf(
+  rows: Iterable<{ id: string; vector: Buffer }>,
+  query: Float32Array,
+  limit: number,
+  exclude: ReadonlySet<string>,
+): Array<{ id: string; score: number }> {
+  let qq = 0;
+  for (const x of query) qq += x * x;
+  const qn = Math.sqrt(qq) || 1;
+  const best: Array<{ id: string; score: number }> = [];
   for (const r of rows) {
     if (exclude.has(r.id)) continue;
     const v = toFloats(r.vector);
@@ -109,8 +121,7 @@ export function nearestPictures(
       dot += x * (query[i] as number);
       vv += x * x;
     }
-    const score = dot / (qn * (Math.sqrt(vv) || 1));
-    best.push({ id: r.id, score });
+    best.push({ id: r.id, score: dot / (qn * (Math.sqrt(vv) || 1)) });
   }
   best.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return best.slice(0, limit);
