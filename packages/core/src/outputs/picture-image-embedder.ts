@@ -27,7 +27,7 @@ interface PendingImage {
  * What each kept picture shows, for pictures search by image (catalog `contentMode` `text+image`): its stored bytes
  * embedded by the image model's vision tower once per run (whatever number of pages show it), stored beside the
  * picture's record with the model's name. Runs in the background of the page vectors, in batches; the bytes a page
- * fetched are used while little is queued, else the picture is read back from its file; a failed batch (a picture
+ * fetched are used while little is queued, else the picture is read back from its file; a picture that fails (one
  * the model cannot decode, a file gone) is counted and the run goes on — replay --layers vector writes them again.
  */
 export class PictureImageEmbedder implements PicturesStep {
@@ -97,30 +97,41 @@ export class PictureImageEmbedder implements PicturesStep {
     while (!this.#halted && this.#queue.length > 0 && guard++ < 1_000_000) {
       const batch = this.#queue.splice(0, this.#batchSize);
       for (const p of batch) this.#held -= p.bytes?.length ?? 0;
-      try {
-        const bytes: Uint8Array[] = [];
-        for (const p of batch) {
+      // One picture at a time (the model reads them one by one anyway): a picture it cannot decode, or a file gone,
+      // fails alone.
+      const done: Array<{ p: PendingImage; vector: Float32Array }> = [];
+      for (const p of batch) {
+        try {
           const b = p.bytes ?? (await this.#read(p.path));
           if (!b) throw new Error(`the picture ${p.path} could not be read back from its file`);
-          bytes.push(b);
+          const [vector] = await this.#client.embedImages([b]);
+          if (!vector) throw new Error(`the image model gave no vector for ${p.path}`);
+          done.push({ p, vector });
+        } catch (err) {
+          this.#fail(1, err);
         }
-        const vectors = await this.#client.embedImages(bytes);
         if (this.#halted) return;
-        const byCatalog = new Map<string, Array<{ id: string; version: number; vector: Float32Array }>>();
-        for (const [i, p] of batch.entries()) {
-          const list = byCatalog.get(p.catalogId) ?? [];
-          list.push({ id: p.id, version: p.version, vector: vectors[i] as Float32Array });
-          byCatalog.set(p.catalogId, list);
-        }
-        for (const [catalogId, list] of byCatalog) {
+      }
+      const byCatalog = new Map<string, Array<{ id: string; version: number; vector: Float32Array }>>();
+      for (const { p, vector } of done) {
+        const list = byCatalog.get(p.catalogId) ?? [];
+        list.push({ id: p.id, version: p.version, vector });
+        byCatalog.set(p.catalogId, list);
+      }
+      for (const [catalogId, list] of byCatalog) {
+        try {
           await this.#sink.upsertPictureImageVectors(catalogId, this.#client.model, list);
+          this.#embedded += list.length;
+        } catch (err) {
+          this.#fail(list.length, err);
         }
-        this.#embedded += batch.length;
-      } catch (err) {
-        this.#failed += batch.length;
-        this.#lastError = err instanceof Error ? err.message : String(err);
       }
     }
+  }
+
+  #fail(n: number, err: unknown): void {
+    this.#failed += n;
+    this.#lastError = err instanceof Error ? err.message : String(err);
   }
 
   /** Embeds and stores everything queued; says in the log what failed since it last did. */
