@@ -73,6 +73,11 @@ const CORPUS_ROOTS: Record<CorpusName, { root: string; pkg: string }> = {
   handbook: { root: '/usr/share/doc/debian-handbook/html', pkg: 'debian-handbook' },
 };
 
+/** Where a corpus's files are on disk (what startCorpus serves). */
+export function corpusRoot(name: CorpusName): string {
+  return CORPUS_ROOTS[name].root;
+}
+
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 
 /** Where serve-corpus.sh lives: $GF_SHARED_DIR/tools, else `<repo>/../shared/tools`, else /work/shared/tools. */
