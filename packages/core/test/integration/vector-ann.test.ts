@@ -190,10 +190,15 @@ describe('SqliteVecStore approximate index (usearch HNSW)', () => {
       const far = await s.search({ vector: minusV, scopes: scope, limit: 1 });
       expect(far[0]?.id).toBe('p000042');
       expect(far[0]?.score).toBeCloseTo(1, 5);
-      expectSameHits(
-        await s.search({ vector: v, scopes: scope, limit: 10 }),
-        await exact.search({ vector: v, scopes: scope, limit: 10 }),
+      // Approximate: each hit scored by its point's current vector, and the exact top 10 found but for one at most
+      // (HNSW may trade a near-tie at the edge; an exact equality here failed once in a fresh-clone run).
+      const everyScore = new Map(
+        (await exact.search({ vector: v, scopes: scope, limit: 2300 })).map((h) => [h.id, h.score]),
       );
+      const got = await s.search({ vector: v, scopes: scope, limit: 10 });
+      for (const h of got) expect(h.score, h.id).toBeCloseTo(everyScore.get(h.id) as number, 5);
+      const truth = new Set((await exact.search({ vector: v, scopes: scope, limit: 10 })).map((h) => h.id));
+      expect(got.filter((h) => truth.has(h.id)).length).toBeGreaterThanOrEqual(9);
     }
     expect(await exact.countVersion(CAT, 1)).toBe(2300);
   });
