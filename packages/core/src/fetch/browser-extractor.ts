@@ -6,6 +6,9 @@ import type { Pacer } from './politeness.js';
 import { pssKb } from './process-memory.js';
 import { createRenderingDetector, type RenderingDetector } from './rendering-detector.js';
 
+/** A scroll step waits this long for new content (on a busy machine 1 s once cut an infinite list short). */
+const WAIT_GROWTH = { timeout: 2000, polling: 100 };
+
 /** Chromium's switches for a crawler: headless, nothing of its own on the network, no first-run work. */
 export const CHROMIUM_ARGS = [
   '--headless',
@@ -247,18 +250,17 @@ export class BrowserExtractor implements Extractor {
     return u.host === host || this.#o.allowHosts.includes(u.host) ? u.host : undefined;
   }
 
+  /** Scrolls to the bottom up to maxScrolls times while the page grows (WAIT_GROWTH for each step). */
   async #scroll(page: Page): Promise<void> {
     for (let i = 0; i < this.#o.maxScrolls; i++) {
       // Strings, not functions: core is compiled without the DOM types.
       const height = Number(
         await page.evaluate('window.scrollTo(0, document.body.scrollHeight), document.body.scrollHeight'),
       );
-      const grew = await page
-        .waitForFunction(`document.body.scrollHeight > ${height}`, undefined, { timeout: 1000, polling: 100 })
-        .then(
-          () => true,
-          () => false,
-        );
+      const grew = await page.waitForFunction(`document.body.scrollHeight > ${height}`, undefined, WAIT_GROWTH).then(
+        () => true,
+        () => false,
+      );
       if (!grew) return;
     }
   }
